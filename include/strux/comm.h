@@ -1,0 +1,39 @@
+/* strux/comm.h - the distribution layer: the only module that calls MPI (STYLE.md §8). A rank sees
+ * an opaque strux_comm; collectives work on dense double/int64 buffers and bytes; every collective
+ * that follows local, fallible work is preceded by strux_comm_agree so that one rank's failure ends
+ * every rank with that rank's message instead of a hang. Time spent inside collectives is counted
+ * (the comm_s metric). A binary started without mpirun is a 1-rank job. */
+#ifndef STRUX_COMM_H
+#define STRUX_COMM_H
+
+#include "strux/core.h"
+
+typedef struct strux_comm strux_comm;
+
+/* MPI_Init (if needed) and a communicator with MPI_ERRORS_RETURN. Collective. */
+strux_status strux_comm_init(int *argc, char ***argv, strux_comm **out);
+/* Free the communicator and MPI_Finalize. Collective. */
+void strux_comm_finalize(strux_comm **c);
+int strux_comm_rank(const strux_comm *c);
+int strux_comm_size(const strux_comm *c);
+
+/* Error agreement. Collective: every rank passes its local status; all ranks return the status of
+ * the lowest failing rank and adopt its message (prefixed "rank K: " when K ≠ own rank and
+ * size > 1), or STRUX_OK everywhere. */
+strux_status strux_comm_agree(strux_comm *c, strux_status local);
+
+/* In-place sums/maxima over all ranks. Collective. Buffers may exceed INT_MAX elements. */
+strux_status strux_comm_allreduce_sum(strux_comm *c, double *buf, int64_t n);
+strux_status strux_comm_allreduce_sum_i64(strux_comm *c, int64_t *buf, int64_t n);
+strux_status strux_comm_allreduce_max(strux_comm *c, double *buf, int64_t n);
+/* Broadcast bytes from root. Collective. */
+strux_status strux_comm_bcast(strux_comm *c, void *buf, size_t bytes, int root);
+/* Concatenate every rank's bytes on root in rank order. On root *out (allocated with strux_alloc,
+ * caller frees) holds *n_out bytes; elsewhere *out = NULL. Collective. */
+strux_status strux_comm_gather_bytes(strux_comm *c, const void *buf, size_t bytes, int root,
+                                     void **out, size_t *n_out);
+strux_status strux_comm_barrier(strux_comm *c);
+/* Seconds spent in collectives since init (per rank). */
+double strux_comm_seconds(const strux_comm *c);
+
+#endif

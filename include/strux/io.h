@@ -1,0 +1,74 @@
+/* strux/io.h - files strux writes and reads besides text data: the HDF5 model (schema in
+ * docs/model-format.md), the HDF5 CSR dataset container (`strux convert`), the training curve and
+ * the JSON-lines metrics log. The only module that includes <hdf5.h>. Files are written atomically:
+ * a temporary name in the same directory, then rename(2); on failure nothing is left behind. */
+#ifndef STRUX_IO_H
+#define STRUX_IO_H
+
+#include "strux/data.h"
+#include "strux/model.h"
+
+/* ---- training curve: named columns, one row per epoch ---- */
+#define STRUX_CURVE_MAX_COLS 16
+typedef struct strux_curve {
+    int n_cols;
+    const char *names[STRUX_CURVE_MAX_COLS]; /* static strings */
+    double *v;                               /* n_rows × n_cols, row-major */
+    int64_t n_rows, cap;
+} strux_curve;
+
+/* Start a curve with the given column names (NULL-terminated list). */
+strux_status strux_curve_init(strux_curve *c, const char *const *names);
+strux_status strux_curve_append(strux_curve *c, const double *row);
+void strux_curve_free(strux_curve *c);
+
+/* ---- model file ---- */
+typedef struct strux_model_info {
+    char task[64], surrogate[64], search[64], solver[64];
+    char *config;         /* the fully resolved config as INI text, owned */
+    char **label_names;   /* n_labels entries (entries may be NULL), or NULL, owned */
+    int32_t n_labels;
+    int32_t n_ranks;      /* ranks of the training run */
+    int64_t seed;
+    double wall_time_s;   /* training wall time */
+    char created[32];     /* ISO 8601 UTC */
+    char version[32];     /* strux version */
+    char git_commit[48];  /* "unknown" outside a git checkout */
+    strux_curve curve;    /* per-epoch training curve, owned */
+} strux_model_info;
+
+void strux_model_info_free(strux_model_info *info);
+
+/* Write model and info to path atomically. Not Collective (call on one rank). */
+strux_status strux_io_model_save(const char *path, const strux_model *m,
+                                 const strux_model_info *info);
+/* Read a model file; *m and info are owned by the caller. Not Collective. */
+strux_status strux_io_model_load(const char *path, strux_model **m, strux_model_info *info);
+
+/* ---- HDF5 CSR dataset container ---- */
+/* Write ds (all rows must be local: a 1-rank read) atomically. Not Collective. */
+strux_status strux_io_dataset_save(const char *path, const strux_dataset *ds);
+/* Read this rank's rows (balanced by non-zeros like the text reader) with the same options and
+ * checks as strux_dataset_read_libsvm. Not Collective. */
+strux_status strux_io_dataset_read(const char *path, const strux_read_options *opt,
+                                   strux_dataset **out);
+/* Nonzero if path is an HDF5 file (by its signature). */
+int strux_io_is_hdf5(const char *path);
+/* Read text or HDF5 by content. */
+strux_status strux_io_dataset_load(const char *path, const strux_read_options *opt,
+                                   strux_dataset **out);
+
+/* ---- atomic files and the metrics log ---- */
+/* "<path>.tmp.<pid>" into buf. */
+void strux_io_temp_name(const char *path, char *buf, size_t n);
+/* Rename tmp to path, or remove tmp and fail. */
+strux_status strux_io_commit(const char *tmp, const char *path);
+
+typedef struct strux_metrics strux_metrics;
+/* Open a JSON-lines log (truncate, or append when append is nonzero). */
+strux_status strux_metrics_open(const char *path, int append, strux_metrics **out);
+/* One line: {"name": value, ...} from the curve's last row. */
+strux_status strux_metrics_write_row(strux_metrics *f, const strux_curve *c);
+void strux_metrics_close(strux_metrics **f);
+
+#endif

@@ -1,0 +1,36 @@
+/* strux/linalg.h - sparse rows (CSR: int64 offsets, int32 columns, float32 values) and the few
+ * named kernels every solver uses (STYLE.md §9): sparse dot/axpy into dense double rows, and dense
+ * double kernels through OpenBLAS pinned to one thread per rank. All sums are double. */
+#ifndef STRUX_LINALG_H
+#define STRUX_LINALG_H
+
+#include "strux/core.h"
+
+/* Compressed sparse rows. Column indices are 0-based and strictly ascending within a row. */
+typedef struct strux_csr {
+    int64_t n_rows;
+    int32_t n_cols; /* columns are in [0, n_cols) */
+    int64_t *ptr;   /* n_rows + 1 offsets into col/val; ptr[0] = 0 */
+    int32_t *col;   /* ptr[n_rows] column indices */
+    float *val;     /* ptr[n_rows] values */
+} strux_csr;
+
+/* Allocate a CSR with n_rows rows and room for nnz entries (ptr zeroed). */
+strux_status strux_csr_alloc(strux_csr *a, int64_t n_rows, int32_t n_cols, int64_t nnz);
+void strux_csr_free(strux_csr *a);
+
+/* x_i · w over a dense double vector w of length ≥ n_cols. */
+double strux_spdot(const strux_csr *x, int64_t i, const double *w);
+/* w += a · x_i. */
+void strux_spaxpy(const strux_csr *x, int64_t i, double a, double *w);
+/* ||x_i||². */
+double strux_spnorm2(const strux_csr *x, int64_t i);
+
+/* Pin OpenBLAS to one thread (ranks own the cores). Call once per process. */
+void strux_blas_init(void);
+double strux_dot(int64_t n, const double *x, const double *y); /* Σ x_j y_j */
+void strux_axpy(int64_t n, double a, const double *x, double *y); /* y += a x */
+void strux_scal(int64_t n, double a, double *x);                /* x *= a */
+double strux_nrm2sq(int64_t n, const double *x);                /* Σ x_j² */
+
+#endif

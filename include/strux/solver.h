@@ -1,0 +1,50 @@
+/* strux/solver.h - training algorithms behind one interface (ARCHITECTURE.md §3 Solver): create
+ * (setup), epoch (one pass over the local shard, with its collective steps), certificate (primal,
+ * dual and gap where defined, global), destroy. A solver knows tasks only through strux/task.h and
+ * searches through strux/search.h; it reads a const shard and const options and writes only the
+ * model and its own state. Objective (slack_bicriteria.md §1.1):
+ *     J(w) = (λ/2)·||w||² + (1/n)·Σ_i ℓ_i(w),   ℓ_i(w) = max_y ψ(m_i(y), L(y, y_i)). */
+#ifndef STRUX_SOLVER_H
+#define STRUX_SOLVER_H
+
+#include "strux/comm.h"
+#include "strux/search.h"
+
+typedef struct strux_solver_options {
+    char type[STRUX_OPT_STR]; /* solver.type */
+    double lambda;            /* solver.lambda: λ of J(w) */
+    int64_t epochs;           /* solver.epochs */
+    int64_t seed;             /* solver.seed */
+    int64_t batch;            /* solver.batch: global mini-batch (sgd) */
+    int average;              /* solver.average: export the averaged iterate (sgd) */
+} strux_solver_options;
+extern const strux_opt_spec strux_solver_opt_specs[]; /* section [solver] */
+
+typedef struct strux_certificate {
+    double primal; /* J(w) */
+    double loss;   /* (1/n) Σ ℓ_i(w) */
+    double dual;   /* dual objective, NAN where the solver has none */
+    double gap;    /* primal − dual, NAN where undefined */
+} strux_certificate;
+
+typedef struct strux_solver strux_solver;
+
+/* Set up the named solver on the local shard ds; m (shape from the task) receives the weights.
+ * Borrows t, s, ds, m and comm. Collective. */
+strux_status strux_solver_create(const strux_solver_options *opt, strux_task *t, strux_search *s,
+                                 const strux_dataset *ds, strux_model *m, strux_comm *comm,
+                                 strux_solver **out);
+void strux_solver_destroy(strux_solver **s);
+const char *strux_solver_name(const strux_solver *s);
+/* One pass over the data; afterwards m holds the solver's current answer. Collective. */
+strux_status strux_solver_epoch(strux_solver *s);
+/* Primal (and dual, gap) at the current model. Collective. */
+strux_status strux_solver_certificate(strux_solver *s, strux_certificate *c);
+
+/* J(w) and the mean surrogate loss at model m over the whole (sharded) dataset; oracle calls made
+ * here are not counted as training calls by the caller's bookkeeping. Collective. */
+strux_status strux_objective_primal(strux_task *t, strux_search *s, const strux_dataset *ds,
+                                    const strux_model *m, strux_comm *comm, double lambda,
+                                    strux_certificate *c);
+
+#endif

@@ -1,0 +1,123 @@
+/* strux/task.h - a label space with its joint feature map, its loss and its oracles
+ * (ARCHITECTURE.md §3). One implementation per file in src/tasks/, found by name in a registry.
+ * Conventions (slack_bicriteria.md §1.3, §2.1): for example i with truth y_i and a label y,
+ * m(y) = f(y) − f(y_i) is the margin error and g(y) = L(y, y_i) the task loss; the direction oracle
+ * answers argmax_y a·m(y) + b·g(y), so the λ-oracle is (a, b) = (1, λ). A task knows nothing of MPI,
+ * searches or solvers. Tasks keep no per-example state: every call is "Not Collective". */
+#ifndef STRUX_TASK_H
+#define STRUX_TASK_H
+
+#include "strux/data.h"
+#include "strux/model.h"
+
+typedef struct strux_task strux_task;
+
+/* A label: one state per part (label k of a multilabel output, token of a chain, the one part of
+ * a multiclass output). Multilabel states are 0/1. Allocated once per solver, reused per example. */
+typedef struct strux_label {
+    int32_t n;   /* parts in use */
+    int32_t cap; /* capacity of y */
+    int32_t *y;  /* state of each part */
+} strux_label;
+
+strux_status strux_label_alloc(strux_label *y, int32_t cap);
+void strux_label_free(strux_label *y);
+strux_status strux_label_copy(strux_label *dst, const strux_label *src); /* dst->cap ≥ src->n */
+int strux_label_equal(const strux_label *a, const strux_label *b);
+
+/* Potentials of one example: the scores of its factors under the current model, computed once per
+ * visit. Layout beyond unary is task-defined (documented in each task file). */
+typedef struct strux_pot {
+    int64_t i;        /* local example index */
+    int32_t n_parts;  /* parts of this example */
+    int32_t n_states; /* states per part */
+    double *s;        /* scores, layout documented in each task file */
+    int64_t cap;      /* capacity of s */
+} strux_pot;
+
+/* A query to the oracle (slack_bicriteria.md §2.1-2.3). */
+typedef struct strux_query {
+    double a, b;        /* maximise a·m(y) + b·g(y); a, b ≥ 0, not both 0 */
+    int wedge;          /* nonzero: only labels with beta·h ≤ g ≤ alpha·h, h = m + h_shift (§2.2) */
+    double alpha, beta; /* slope bounds, alpha ≥ beta ≥ 0; alpha may be INFINITY */
+    double h_shift;     /* 1 in the chapter-4 convention h = 1 + m */
+    int lower_open;     /* beta·h < g instead of ≤ */
+    int upper_open;     /* g < alpha·h instead of ≤ */
+    const strux_label *ban; /* labels excluded from the argmax (§2.3), n_ban of them */
+    int32_t n_ban;
+} strux_query;
+
+/* The oracle's answer: the label is written to the caller's strux_label. */
+typedef struct strux_answer {
+    int found; /* 0 only when a wedge or ban list leaves no label */
+    double m;  /* margin error f(y) − f(y_i) */
+    double g;  /* loss L(y, y_i) */
+} strux_answer;
+
+/* Direction query (a, b) with nothing else set. */
+static inline strux_query strux_query_dir(double a, double b)
+{
+    strux_query q = {0};
+    q.a = a;
+    q.b = b;
+    return q;
+}
+
+typedef struct strux_task_options {
+    char type[STRUX_OPT_STR]; /* task.type: registry name */
+} strux_task_options;
+extern const strux_opt_spec strux_task_opt_specs[]; /* section [task] */
+
+/* Create a task by name; unknown names list the valid ones (STRUX_ERR_CONFIG). */
+strux_status strux_task_create(const strux_task_options *opt, strux_task **out);
+void strux_task_destroy(strux_task **t);
+const char *strux_task_name(const strux_task *t);
+/* Comma-separated names of every registered task. */
+const char *strux_task_names(void);
+
+/* Check that a dataset suits the task (label ranges, structure). */
+strux_status strux_task_check(strux_task *t, const strux_dataset *ds);
+/* Weight layout for data with dim feature columns. */
+strux_status strux_task_model_shape(const strux_task *t, const strux_dataset *ds, int32_t *n_rows,
+                                    int64_t *n_extra);
+/* A label buffer and a potentials buffer large enough for every example of ds. */
+strux_status strux_task_label_alloc(const strux_task *t, const strux_dataset *ds, strux_label *y);
+strux_status strux_task_pot_alloc(const strux_task *t, const strux_dataset *ds, strux_pot *pot);
+void strux_pot_free(strux_pot *pot);
+
+strux_status strux_task_potentials(const strux_task *t, const strux_model *m,
+                                   const strux_dataset *ds, int64_t i, strux_pot *pot);
+strux_status strux_task_truth(const strux_task *t, const strux_dataset *ds, int64_t i,
+                              strux_label *y);
+/* The (constrained) λ-oracle; counted. */
+strux_status strux_task_oracle(strux_task *t, const strux_pot *pot, const strux_label *truth,
+                               const strux_query *q, strux_label *y, strux_answer *ans);
+double strux_task_loss(const strux_task *t, const strux_label *y, const strux_label *truth);
+/* f(y) under the potentials. */
+double strux_task_score(const strux_task *t, const strux_pot *pot, const strux_label *y);
+strux_status strux_task_predict(const strux_task *t, const strux_pot *pot, strux_label *y);
+/* G += scale·φ(x_i, y); G has the model's layout (n_w doubles). */
+strux_status strux_task_add_feature(const strux_task *t, const strux_dataset *ds, int64_t i,
+                                    const strux_label *y, double scale, double *G);
+/* G += scale·(φ(x_i, y) − φ(x_i, y_i)) (slack_bicriteria.md §1.8). */
+strux_status strux_task_add_delta(const strux_task *t, const strux_dataset *ds, int64_t i,
+                                  const strux_label *y, const strux_label *truth, double scale,
+                                  double *G);
+int64_t strux_task_oracle_calls(const strux_task *t);
+
+/* Evaluation: per-example sums in a double buffer (summed over ranks by the caller), then a
+ * report as JSON members ("name": value, ...) without braces. */
+int64_t strux_task_eval_size(const strux_task *t);
+strux_status strux_task_eval_add(const strux_task *t, const strux_label *pred,
+                                 const strux_label *truth, double *acc);
+strux_status strux_task_eval_report(const strux_task *t, const double *acc, char *buf, size_t n);
+/* Text form of a label as written by `strux predict` (multilabel: "l1,l2,..."). */
+strux_status strux_task_format_label(const strux_task *t, const strux_label *y, char *buf,
+                                     size_t n);
+/* Brute-force support for tests and references: number of labels of this example (−1 if the
+ * space is too large to enumerate) and the label with a given index. */
+int64_t strux_task_label_count(const strux_task *t, const strux_pot *pot);
+strux_status strux_task_label_at(const strux_task *t, const strux_pot *pot, int64_t index,
+                                 strux_label *y);
+
+#endif

@@ -1,0 +1,80 @@
+/* cli/cli.h - private to src/cli: the run configuration (INI file + --set overrides turned into
+ * each module's typed options, STYLE.md §7), the shared evaluation step, and the subcommands.
+ * Only src/cli reads strux_config, prints results, and turns statuses into exit codes. */
+#ifndef STRUX_CLI_H
+#define STRUX_CLI_H
+
+#include "strux/comm.h"
+#include "strux/io.h"
+#include "strux/solver.h"
+
+#include <stdio.h>
+
+/* [data] section: consumed here, in the driver. */
+typedef struct strux_data_options {
+    char train[STRUX_OPT_STR];
+    char test[STRUX_OPT_STR];
+    char label_names[STRUX_OPT_STR];
+    int64_t dim;      /* 0: from the header or the data */
+    int64_t n_labels; /* 0: from the header or the data */
+    double bias;      /* > 0: constant feature appended to every example */
+} strux_data_options;
+
+/* [output] section. */
+typedef struct strux_output_options {
+    char model[STRUX_OPT_STR];
+    char metrics[STRUX_OPT_STR];
+} strux_output_options;
+
+/* Every option of a run. */
+typedef struct strux_run_options {
+    strux_data_options data;
+    strux_task_options task;
+    strux_search_options surrogate;
+    strux_solver_options solver;
+    strux_output_options output;
+} strux_run_options;
+
+typedef struct strux_config strux_config;
+
+strux_status strux_config_create(strux_config **out);
+void strux_config_destroy(strux_config **c);
+/* Read an INI file; entries remember "file:line". */
+strux_status strux_config_read_file(strux_config *c, const char *path);
+/* Read INI text (the config stored in a model file). */
+strux_status strux_config_read_text(strux_config *c, const char *text, const char *origin);
+/* Add "section.key=value" from the command line. */
+strux_status strux_config_set(strux_config *c, const char *assignment);
+/* Defaults, then every entry in order; unknown sections or keys are errors listing the valid
+ * ones; with warn set, keys that the chosen implementations do not read are reported. */
+strux_status strux_config_resolve(strux_config *c, strux_run_options *o, int warn);
+/* The fully resolved options as INI text (defaults included); caller frees with strux_free. */
+strux_status strux_config_format(const strux_run_options *o, char **text);
+/* docs/config.md: every key with type, default and description, as Markdown. */
+void strux_config_print_reference(FILE *f);
+
+/* Predict every local example of ds with model m; sum the task's evaluation over ranks and write
+ * the JSON object into json (rank 0's copy is the one to print); when pred_path is non-NULL,
+ * write one predicted label per line there atomically (rank 0). Collective. */
+strux_status strux_cli_evaluate(strux_comm *comm, strux_task *t, const strux_model *m,
+                                const strux_dataset *ds, const char *pred_path, char *json,
+                                size_t n);
+/* Reader options for held-out data scored by a trained model (its dimension and label count;
+ * features beyond the model are dropped and counted). */
+strux_read_options strux_cli_heldout_read_options(const strux_comm *comm,
+                                                  const strux_run_options *o,
+                                                  const strux_model *m, int32_t n_labels);
+/* Log the number of dropped feature entries (summed over ranks). Collective. */
+strux_status strux_cli_report_dropped(strux_comm *comm, const strux_dataset *ds);
+
+int strux_cmd_train(strux_comm *comm, int argc, char **argv);
+int strux_cmd_predict(strux_comm *comm, int argc, char **argv);
+int strux_cmd_eval(strux_comm *comm, int argc, char **argv);
+int strux_cmd_convert(strux_comm *comm, int argc, char **argv);
+int strux_cmd_inspect(strux_comm *comm, int argc, char **argv);
+int strux_cmd_help(strux_comm *comm, int argc, char **argv);
+
+/* Print the agreed error (rank 0) and map the status to the process exit code. */
+int strux_cli_fail(strux_comm *comm, strux_status st);
+
+#endif

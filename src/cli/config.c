@@ -1,0 +1,333 @@
+/* cli/config.c - the run configuration (STYLE.md §7): INI files parsed with inih and
+ * `--set section.key=value` overrides become entries that remember where they were set; resolving
+ * applies each module's key table (defaults first, then entries in order), rejects unknown sections
+ * and keys with the list of valid ones, and warns about keys the chosen implementations ignore.
+ * The same tables print docs/config.md (`strux help config`). */
+#include "cli.h"
+
+#include <ini.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+typedef struct config_entry {
+    char key[160];              /* "section.name" */
+    char value[STRUX_OPT_STR];
+    char origin[STRUX_OPT_STR + 32]; /* "file.ini:12" or "--set" */
+} config_entry;
+
+struct strux_config {
+    config_entry *e;
+    int n, cap;
+    strux_status st;   /* first failure inside an inih callback */
+    const char *path;  /* file being parsed */
+    int line;          /* lines handed to inih so far */
+    FILE *file;        /* file being parsed (read_file) */
+    const char *text;  /* origin of a string being parsed (read_text) */
+};
+
+static const strux_opt_spec data_specs[] = {
+    {"data.train", STRUX_OPT_STRING, offsetof(strux_data_options, train), "", 0, 0, NULL, NULL,
+     "training data: LIBSVM/XMC multi-label text (plain or .gz) or a `strux convert` HDF5 file"},
+    {"data.test", STRUX_OPT_STRING, offsetof(strux_data_options, test), "", 0, 0, NULL, NULL,
+     "held-out data evaluated after training (empty: none)"},
+    {"data.label_names", STRUX_OPT_STRING, offsetof(strux_data_options, label_names), "", 0, 0,
+     NULL, NULL, "file of `id name` lines stored in the model as label names (empty: none)"},
+    {"data.dim", STRUX_OPT_INT, offsetof(strux_data_options, dim), "0", 0, 2147483645, NULL, NULL,
+     "feature count (file indices 1..dim); 0: from the XMC header or the largest index"},
+    {"data.n_labels", STRUX_OPT_INT, offsetof(strux_data_options, n_labels), "0", 0, 2147483645,
+     NULL, NULL, "label count (ids 0..n_labels-1); 0: from the XMC header or the largest id"},
+    {"data.bias", STRUX_OPT_DOUBLE, offsetof(strux_data_options, bias), "1", 0, 1e6, NULL, NULL,
+     "value of a constant feature appended to every example (0: no bias feature)"},
+    {NULL},
+};
+
+static const strux_opt_spec output_specs[] = {
+    {"output.model", STRUX_OPT_STRING, offsetof(strux_output_options, model), "model.h5", 0, 0,
+     NULL, NULL, "HDF5 model file written at the end of training (atomically)"},
+    {"output.metrics", STRUX_OPT_STRING, offsetof(strux_output_options, metrics), "", 0, 0, NULL,
+     NULL, "JSON-lines file with one object per epoch (empty: none)"},
+    {NULL},
+};
+
+typedef struct section {
+    const char *name;
+    const strux_opt_spec *specs;
+    size_t offset; /* of the section's struct in strux_run_options */
+} section;
+
+static const section sections[] = {
+    {"data", data_specs, offsetof(strux_run_options, data)},
+    {"task", strux_task_opt_specs, offsetof(strux_run_options, task)},
+    {"surrogate", strux_search_opt_specs, offsetof(strux_run_options, surrogate)},
+    {"solver", strux_solver_opt_specs, offsetof(strux_run_options, solver)},
+    {"output", output_specs, offsetof(strux_run_options, output)},
+};
+#define N_SECTIONS ((int)(sizeof sections / sizeof *sections))
+
+strux_status strux_config_create(strux_config **out)
+{
+    return strux_alloc(out, sizeof **out);
+}
+
+void strux_config_destroy(strux_config **c)
+{
+    if (!*c) return;
+    strux_free(&(*c)->e);
+    strux_free(c);
+}
+
+static strux_status add_entry(strux_config *c, const char *section, const char *name,
+                              const char *value, const char *origin)
+{
+    STRUX_CHECK(strlen(section) + strlen(name) + 2 <= sizeof c->e->key, STRUX_ERR_CONFIG,
+                "%s: key '%s.%s' is too long", origin, section, name);
+    STRUX_CHECK(strlen(value) < STRUX_OPT_STR, STRUX_ERR_CONFIG, "%s: value of %s.%s is too long",
+                origin, section, name);
+    if (c->n == c->cap) {
+        int cap = c->cap ? 2 * c->cap : 32;
+        STRUX_TRY(strux_realloc_array(&c->e, (size_t)cap, sizeof *c->e));
+        c->cap = cap;
+    }
+    config_entry *e = &c->e[c->n++];
+    snprintf(e->key, sizeof e->key, "%s.%s", section, name);
+    snprintf(e->value, sizeof e->value, "%s", value);
+    snprintf(e->origin, sizeof e->origin, "%s", origin);
+    return STRUX_OK;
+}
+
+static int on_entry(void *user, const char *sec, const char *name, const char *value)
+{
+    strux_config *c = user;
+    char origin[STRUX_OPT_STR + 32];
+    if (c->path)
+        snprintf(origin, sizeof origin, "%s:%d", c->path, c->line);
+    else
+        snprintf(origin, sizeof origin, "%s", c->text);
+    if (c->st == STRUX_OK) {
+        if (!sec[0])
+            c->st = strux_error_set(STRUX_ERR_CONFIG, __FILE__, __LINE__, __func__,
+                                    "%s: key '%s' is outside any [section]", origin, name);
+        else
+            c->st = add_entry(c, sec, name, value, origin);
+    }
+    return c->st == STRUX_OK;
+}
+
+/* inih reader over a FILE* that counts lines and refuses lines inih would truncate. */
+static char *read_line(char *str, int num, void *stream)
+{
+    strux_config *c = stream;
+    FILE *f = c->file;
+    char *r = fgets(str, num, f);
+    if (!r) return NULL;
+    c->line++;
+    size_t len = strlen(str);
+    if (len == (size_t)num - 1 && str[len - 1] != '\n' && !feof(f) && c->st == STRUX_OK)
+        c->st = strux_error_set(STRUX_ERR_CONFIG, __FILE__, __LINE__, __func__,
+                                "%s:%d: line longer than %d characters", c->path, c->line,
+                                num - 2);
+    return r;
+}
+
+strux_status strux_config_read_file(strux_config *c, const char *path)
+{
+    FILE *f = fopen(path, "r");
+    STRUX_CHECK(f, STRUX_ERR_CONFIG, "%s: cannot open the config file", path);
+    c->path = path;
+    c->line = 0;
+    c->st = STRUX_OK;
+    c->file = f;
+    int rc = ini_parse_stream(read_line, c, on_entry, c);
+    fclose(f);
+    c->path = NULL;
+    c->file = NULL;
+    if (c->st != STRUX_OK) return c->st;
+    STRUX_CHECK(rc == 0, STRUX_ERR_CONFIG, "%s:%d: not an INI line (expected [section] or key = value)",
+                path, rc);
+    return STRUX_OK;
+}
+
+strux_status strux_config_read_text(strux_config *c, const char *text, const char *origin)
+{
+    c->st = STRUX_OK;
+    c->path = NULL;
+    c->text = origin;
+    int rc = ini_parse_string(text, on_entry, c);
+    c->text = NULL;
+    if (c->st != STRUX_OK) return c->st;
+    STRUX_CHECK(rc == 0, STRUX_ERR_CONFIG, "%s: line %d is not an INI line", origin, rc);
+    return STRUX_OK;
+}
+
+strux_status strux_config_set(strux_config *c, const char *assignment)
+{
+    const char *eq = strchr(assignment, '=');
+    const char *dot = strchr(assignment, '.');
+    STRUX_CHECK(eq && dot && dot < eq && dot > assignment, STRUX_ERR_CONFIG,
+                "--set '%s': expected section.key=value", assignment);
+    char section[64], name[96];
+    size_t ls = (size_t)(dot - assignment), ln = (size_t)(eq - dot - 1);
+    STRUX_CHECK(ls < sizeof section && ln < sizeof name && ln > 0, STRUX_ERR_CONFIG,
+                "--set '%s': expected section.key=value", assignment);
+    memcpy(section, assignment, ls);
+    section[ls] = '\0';
+    memcpy(name, dot + 1, ln);
+    name[ln] = '\0';
+    return add_entry(c, section, name, eq + 1, "--set");
+}
+
+static const section *find_section(const char *key, size_t len)
+{
+    for (int s = 0; s < N_SECTIONS; s++)
+        if (strlen(sections[s].name) == len && strncmp(sections[s].name, key, len) == 0)
+            return &sections[s];
+    return NULL;
+}
+
+static const strux_opt_spec *find_spec(const section *s, const char *key)
+{
+    for (const strux_opt_spec *p = s->specs; p->key; p++)
+        if (strcmp(p->key, key) == 0) return p;
+    return NULL;
+}
+
+static void list_keys(const section *s, char *buf, size_t n)
+{
+    buf[0] = '\0';
+    for (const strux_opt_spec *p = s->specs; p->key; p++) {
+        size_t used = strlen(buf);
+        snprintf(buf + used, n - used, "%s%s", used ? ", " : "", p->key);
+    }
+}
+
+static void list_sections(char *buf, size_t n)
+{
+    buf[0] = '\0';
+    for (int s = 0; s < N_SECTIONS; s++) {
+        size_t used = strlen(buf);
+        snprintf(buf + used, n - used, "%s[%s]", used ? ", " : "", sections[s].name);
+    }
+}
+
+/* The value a key currently has, as text. */
+static void current_value(const strux_run_options *o, const char *key, char *buf, size_t n)
+{
+    buf[0] = '\0';
+    const section *s = find_section(key, strcspn(key, "."));
+    const strux_opt_spec *p = s ? find_spec(s, key) : NULL;
+    if (p) strux_opt_format(p, (const char *)o + s->offset, buf, n);
+}
+
+/* Does the "only" condition "section.key=v1|v2" hold for the resolved options? */
+static int condition_holds(const strux_run_options *o, const char *only)
+{
+    char key[160], value[STRUX_OPT_STR];
+    const char *eq = strchr(only, '=');
+    size_t lk = (size_t)(eq - only);
+    memcpy(key, only, lk);
+    key[lk] = '\0';
+    current_value(o, key, value, sizeof value);
+    size_t lv = strlen(value);
+    for (const char *p = eq + 1; *p;) {
+        size_t len = strcspn(p, "|");
+        if (len == lv && strncmp(p, value, lv) == 0) return 1;
+        p += len + (p[len] == '|');
+    }
+    return 0;
+}
+
+strux_status strux_config_resolve(strux_config *c, strux_run_options *o, int warn)
+{
+    memset(o, 0, sizeof *o);
+    for (int s = 0; s < N_SECTIONS; s++)
+        STRUX_TRY(strux_opt_defaults(sections[s].specs, (char *)o + sections[s].offset));
+    char list[2048];
+    for (int k = 0; warn && k < c->n; k++) {
+        const config_entry *e = &c->e[k];
+        const section *s = find_section(e->key, strcspn(e->key, "."));
+        if (!s) {
+            list_sections(list, sizeof list);
+            return strux_error_set(STRUX_ERR_CONFIG, __FILE__, __LINE__, __func__,
+                                   "%s: unknown section [%.*s]; valid sections: %s", e->origin,
+                                   (int)strcspn(e->key, "."), e->key, list);
+        }
+        const strux_opt_spec *p = find_spec(s, e->key);
+        if (!p) {
+            list_keys(s, list, sizeof list);
+            return strux_error_set(STRUX_ERR_CONFIG, __FILE__, __LINE__, __func__,
+                                   "%s: unknown key '%s'; valid keys of [%s]: %s", e->origin,
+                                   e->key, s->name, list);
+        }
+        STRUX_TRY(strux_opt_set(p, (char *)o + s->offset, e->value, e->origin));
+    }
+    for (int k = 0; warn && k < c->n; k++) {
+        const config_entry *e = &c->e[k];
+        const section *s = find_section(e->key, strcspn(e->key, "."));
+        const strux_opt_spec *p = find_spec(s, e->key);
+        if (p->only && !condition_holds(o, p->only))
+            strux_log(STRUX_LOG_WARN, "%s: %s is ignored: it is read only when %s", e->origin,
+                      e->key, p->only);
+    }
+    return STRUX_OK;
+}
+
+strux_status strux_config_format(const strux_run_options *o, char **text)
+{
+    size_t cap = 1 << 14, used = 0;
+    STRUX_TRY(strux_alloc(text, cap));
+    char value[STRUX_OPT_STR];
+    for (int s = 0; s < N_SECTIONS; s++) {
+        for (const strux_opt_spec *p = sections[s].specs; p->key; p++) {
+            strux_opt_format(p, (const char *)o + sections[s].offset, value, sizeof value);
+            size_t need = strlen(p->key) + strlen(value) + 64;
+            if (used + need >= cap) {
+                STRUX_TRY(strux_realloc_array(text, cap * 2 + need, 1));
+                cap = cap * 2 + need;
+            }
+            if (p == sections[s].specs)
+                used += (size_t)snprintf(*text + used, cap - used, "%s[%s]\n", s ? "\n" : "",
+                                         sections[s].name);
+            used += (size_t)snprintf(*text + used, cap - used, "%s = %s\n",
+                                     p->key + strlen(sections[s].name) + 1, value);
+        }
+    }
+    return STRUX_OK;
+}
+
+static const char *type_name(const strux_opt_spec *p)
+{
+    switch (p->type) {
+    case STRUX_OPT_STRING: return "string";
+    case STRUX_OPT_CHOICE: return "choice";
+    case STRUX_OPT_INT: return "integer";
+    case STRUX_OPT_DOUBLE: return "number";
+    case STRUX_OPT_BOOL: return "boolean";
+    }
+    return "?";
+}
+
+void strux_config_print_reference(FILE *f)
+{
+    fputs("# strux configuration reference\n\n"
+          "Generated by `strux help config` from the key tables of the code; a test fails when\n"
+          "this page and the tables disagree. A config is an INI file; any key can be overridden\n"
+          "with `strux train CONFIG --set section.key=value`. Unknown sections and keys are\n"
+          "errors; keys the chosen implementation does not read are reported as warnings.\n",
+          f);
+    for (int s = 0; s < N_SECTIONS; s++) {
+        fprintf(f, "\n## [%s]\n\n| key | type | default | description |\n|---|---|---|---|\n",
+                sections[s].name);
+        for (const strux_opt_spec *p = sections[s].specs; p->key; p++) {
+            char range[256] = "";
+            if (p->type == STRUX_OPT_CHOICE)
+                snprintf(range, sizeof range, " (one of: %s)", p->choices);
+            else if (p->type == STRUX_OPT_INT || p->type == STRUX_OPT_DOUBLE)
+                snprintf(range, sizeof range, " (range [%g, %g])", p->lo, p->hi);
+            char only[256] = "";
+            if (p->only) snprintf(only, sizeof only, " Read only when `%s`.", p->only);
+            fprintf(f, "| `%s` | %s | `%s` | %s%s.%s |\n", p->key, type_name(p),
+                    p->def[0] ? p->def : "\"\"", p->doc, range, only);
+        }
+    }
+}

@@ -1,0 +1,60 @@
+/* cli/help.c - `strux help [command|config]`: usage of every subcommand, and the configuration
+ * reference printed from the key tables (the source of docs/config.md). */
+#include "cli.h"
+
+#include <stdio.h>
+#include <string.h>
+
+typedef struct usage {
+    const char *name;
+    const char *text;
+} usage;
+
+static const usage usages[] = {
+    {"train", "strux train CONFIG [--set section.key=value ...] [--quiet] [--verbose] [--log-json]\n"
+              "  Train on data.train as configured, write output.model (HDF5, atomically) and\n"
+              "  output.metrics (JSON lines per epoch); evaluate on data.test if set and print\n"
+              "  its metrics as one JSON object on stdout. Run under mpirun/srun for several\n"
+              "  ranks: the data is sharded, the result does not depend on the rank count.\n"},
+    {"predict", "strux predict --model MODEL --data DATA --out PREDICTIONS\n"
+                "  Write one predicted label per line of DATA (multilabel: ids joined by ',').\n"},
+    {"eval", "strux eval --model MODEL --data DATA\n"
+             "  Print the task's metrics on DATA as one JSON object (multilabel: hamming_loss,\n"
+             "  subset_accuracy, micro_f1, macro_f1, example_f1, n).\n"},
+    {"convert", "strux convert INPUT OUTPUT [--dim D] [--n-labels L]\n"
+                "  Convert LIBSVM/XMC text (plain or .gz) to the HDF5 CSR container, from which\n"
+                "  every rank reads only its own rows.\n"},
+    {"inspect", "strux inspect MODEL\n"
+                "  Print a model's summary, provenance, training curve and resolved config.\n"},
+    {"help", "strux help [COMMAND | config]\n"
+             "  Usage of a command, or the reference of every configuration key.\n"},
+};
+
+static void print_all(void)
+{
+    printf("strux %s - distributed max-margin structured prediction\n\nCommands:\n",
+           STRUX_VERSION);
+    for (size_t k = 0; k < sizeof usages / sizeof *usages; k++) printf("\n%s", usages[k].text);
+    printf("\nOptions of every command: --version. Exit codes: 0 success, 1 runtime error,\n"
+           "2 usage or config error, 3 input data error, 4 file error, 5 out of memory.\n");
+}
+
+int strux_cmd_help(strux_comm *comm, int argc, char **argv)
+{
+    if (strux_comm_rank(comm) != 0) return 0;
+    if (argc < 2) {
+        print_all();
+        return 0;
+    }
+    if (strcmp(argv[1], "config") == 0) {
+        strux_config_print_reference(stdout);
+        return 0;
+    }
+    for (size_t k = 0; k < sizeof usages / sizeof *usages; k++)
+        if (strcmp(argv[1], usages[k].name) == 0) {
+            fputs(usages[k].text, stdout);
+            return 0;
+        }
+    fprintf(stderr, "strux: no help for '%s'\n", argv[1]);
+    return 2;
+}

@@ -1,0 +1,58 @@
+/* cli/inspect.c - `strux inspect MODEL`: a human summary of a model file: what was trained, on
+ * what shape, by which strux, the per-epoch training curve, and the resolved config. */
+#include "cli.h"
+
+#include <math.h>
+#include <stdio.h>
+
+static void print_model(const char *path, const strux_model *m, const strux_model_info *in)
+{
+    printf("model        %s\n", path);
+    printf("task         %s   surrogate %s (search %s)   solver %s\n", in->task, in->surrogate,
+           in->search, in->solver);
+    printf("weights      %d rows x %d features + %lld extra = %lld  (||w||^2 = %.6g)\n",
+           m->n_rows, m->dim, (long long)m->n_extra, (long long)m->n_w, strux_model_norm2(m));
+    printf("labels       %d", in->n_labels);
+    if (in->label_names) {
+        printf(":");
+        for (int32_t k = 0; k < in->n_labels && k < 12; k++)
+            printf(" %s", in->label_names[k] ? in->label_names[k] : "?");
+        if (in->n_labels > 12) printf(" ...");
+    }
+    printf("\ntrained      %s with strux %s (commit %s) on %d rank(s), seed %lld, %.2fs\n",
+           in->created, in->version, in->git_commit, in->n_ranks, (long long)in->seed,
+           in->wall_time_s);
+    const strux_curve *c = &in->curve;
+    printf("\ntraining curve (%lld epochs)\n", (long long)c->n_rows);
+    for (int k = 0; k < c->n_cols; k++) printf("%14s", c->names[k]);
+    printf("\n");
+    for (int64_t r = 0; r < c->n_rows; r++) {
+        for (int k = 0; k < c->n_cols; k++) {
+            double v = c->v[r * c->n_cols + k];
+            if (isnan(v))
+                printf("%14s", "-");
+            else
+                printf("%14.6g", v);
+        }
+        printf("\n");
+    }
+    printf("\nconfig\n%s", in->config);
+}
+
+int strux_cmd_inspect(strux_comm *comm, int argc, char **argv)
+{
+    strux_status st = STRUX_OK;
+    if (argc != 2)
+        st = strux_error_set(STRUX_ERR_CONFIG, __FILE__, __LINE__, __func__,
+                             "usage: strux inspect MODEL");
+    strux_model *m = NULL;
+    strux_model_info info = {0};
+    if (st == STRUX_OK && strux_comm_rank(comm) == 0) {
+        st = strux_io_model_load(argv[1], &m, &info);
+        if (st == STRUX_OK) print_model(argv[1], m, &info);
+    }
+    st = strux_comm_agree(comm, st);
+    strux_model_destroy(&m);
+    strux_model_info_free(&info);
+    return st == STRUX_OK ? 0 : strux_cli_fail(comm, st);
+}

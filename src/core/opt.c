@@ -1,0 +1,121 @@
+/* core/opt.c - typed option fields from text (STYLE.md §7 step 2): parse, range-check and format
+ * one key of a module's table. Errors name the key, the offending text and where it was set. */
+#include "strux/core.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+static int choice_allowed(const char *choices, const char *v)
+{
+    size_t n = strlen(v);
+    for (const char *p = choices; *p;) {
+        const char *bar = strchr(p, '|');
+        size_t len = bar ? (size_t)(bar - p) : strlen(p);
+        if (len == n && strncmp(p, v, n) == 0) return 1;
+        p += len + (bar ? 1 : 0);
+    }
+    return 0;
+}
+
+static int parse_bool(const char *t, int *out)
+{
+    static const char *const yes[] = {"1", "true", "yes", "on"};
+    static const char *const no[] = {"0", "false", "no", "off"};
+    for (int k = 0; k < 4; k++) {
+        if (strcasecmp(t, yes[k]) == 0) return *out = 1, 1;
+        if (strcasecmp(t, no[k]) == 0) return *out = 0, 1;
+    }
+    return 0;
+}
+
+strux_status strux_opt_set(const strux_opt_spec *spec, void *base, const char *text,
+                           const char *origin)
+{
+    char *field = (char *)base + spec->offset;
+    char *end;
+    switch (spec->type) {
+    case STRUX_OPT_STRING:
+    case STRUX_OPT_CHOICE:
+        STRUX_CHECK(strlen(text) < STRUX_OPT_STR, STRUX_ERR_CONFIG,
+                    "%s: %s: value longer than %d bytes", origin, spec->key, STRUX_OPT_STR - 1);
+        STRUX_CHECK(spec->type != STRUX_OPT_CHOICE || choice_allowed(spec->choices, text),
+                    STRUX_ERR_CONFIG, "%s: %s = '%s' is not one of: %s", origin, spec->key, text,
+                    spec->choices);
+        memcpy(field, text, strlen(text) + 1);
+        return STRUX_OK;
+    case STRUX_OPT_INT: {
+        errno = 0;
+        long long v = strtoll(text, &end, 10);
+        STRUX_CHECK(*text && !*end && errno == 0, STRUX_ERR_CONFIG,
+                    "%s: %s = '%s' is not an integer", origin, spec->key, text);
+        STRUX_CHECK((double)v >= spec->lo && (double)v <= spec->hi, STRUX_ERR_CONFIG,
+                    "%s: %s = %lld is outside [%.17g, %.17g]", origin, spec->key, v, spec->lo,
+                    spec->hi);
+        *(int64_t *)field = (int64_t)v;
+        return STRUX_OK;
+    }
+    case STRUX_OPT_DOUBLE: {
+        errno = 0;
+        double v = strtod(text, &end);
+        STRUX_CHECK(*text && !*end && errno == 0 && isfinite(v), STRUX_ERR_CONFIG,
+                    "%s: %s = '%s' is not a finite number", origin, spec->key, text);
+        STRUX_CHECK(v >= spec->lo && v <= spec->hi, STRUX_ERR_CONFIG,
+                    "%s: %s = %g is outside [%g, %g]", origin, spec->key, v, spec->lo, spec->hi);
+        *(double *)field = v;
+        return STRUX_OK;
+    }
+    case STRUX_OPT_BOOL: {
+        int v;
+        STRUX_CHECK(parse_bool(text, &v), STRUX_ERR_CONFIG,
+                    "%s: %s = '%s' is not a boolean (true/false, yes/no, on/off, 1/0)", origin,
+                    spec->key, text);
+        *(int *)field = v;
+        return STRUX_OK;
+    }
+    }
+    return strux_error_set(STRUX_ERR_INTERNAL, __FILE__, __LINE__, __func__,
+                           "option %s has an unknown type", spec->key);
+}
+
+strux_status strux_opt_defaults(const strux_opt_spec *specs, void *base)
+{
+    for (const strux_opt_spec *s = specs; s->key; s++)
+        STRUX_TRY(strux_opt_set(s, base, s->def, "default"));
+    return STRUX_OK;
+}
+
+void strux_opt_format(const strux_opt_spec *spec, const void *base, char *buf, size_t n)
+{
+    const char *field = (const char *)base + spec->offset;
+    switch (spec->type) {
+    case STRUX_OPT_STRING:
+    case STRUX_OPT_CHOICE:
+        snprintf(buf, n, "%s", field);
+        break;
+    case STRUX_OPT_INT:
+        snprintf(buf, n, "%" PRId64, *(const int64_t *)field);
+        break;
+    case STRUX_OPT_DOUBLE: {
+        /* shortest of %.15g / %.17g that reads back to the same double */
+        double v = *(const double *)field;
+        snprintf(buf, n, "%.15g", v);
+        if (strtod(buf, NULL) != v) snprintf(buf, n, "%.17g", v);
+        break;
+    }
+    case STRUX_OPT_BOOL:
+        snprintf(buf, n, "%s", *(const int *)field ? "true" : "false");
+        break;
+    }
+}
+
+int strux_opt_count(const strux_opt_spec *specs)
+{
+    int n = 0;
+    while (specs[n].key) n++;
+    return n;
+}

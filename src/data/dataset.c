@@ -1,0 +1,113 @@
+/* data/dataset.c - dataset life cycle: assembly from arrays (with the optional bias column, as
+ * LIBLINEAR's -B appends a constant feature), destruction, and label names from labels.txt. */
+#include "strux/data.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Rebuild x with one more column holding the constant bias at index dim. */
+static strux_status append_bias(strux_csr *x, double bias)
+{
+    strux_csr b;
+    STRUX_TRY(strux_csr_alloc(&b, x->n_rows, x->n_cols + 1, x->ptr[x->n_rows] + x->n_rows));
+    int64_t q = 0;
+    for (int64_t i = 0; i < x->n_rows; i++) {
+        for (int64_t p = x->ptr[i]; p < x->ptr[i + 1]; p++, q++) {
+            b.col[q] = x->col[p];
+            b.val[q] = x->val[p];
+        }
+        b.col[q] = x->n_cols;
+        b.val[q++] = (float)bias;
+        b.ptr[i + 1] = q;
+    }
+    strux_csr_free(x);
+    *x = b;
+    return STRUX_OK;
+}
+
+strux_status strux_dataset_from_arrays(const char *path, strux_csr *x, int64_t **y_ptr,
+                                       int32_t **y_idx, int64_t n_global, int64_t first,
+                                       int32_t dim, int32_t n_labels, double bias,
+                                       strux_dataset **out)
+{
+    strux_dataset *ds;
+    STRUX_TRY(strux_alloc(&ds, sizeof *ds));
+    strux_status st = strux_strdup(&ds->path, path);
+    if (st == STRUX_OK && bias > 0) st = append_bias(x, bias);
+    if (st != STRUX_OK) {
+        strux_free(&ds->path);
+        strux_free(&ds);
+        return strux_error_frame(st, __FILE__, __LINE__, __func__);
+    }
+    ds->x = *x;
+    ds->x.n_cols = dim + (bias > 0);
+    ds->y_ptr = *y_ptr;
+    ds->y_idx = *y_idx;
+    ds->n_local = x->n_rows;
+    ds->n_global = n_global;
+    ds->first = first;
+    ds->dim = dim + (bias > 0);
+    ds->n_labels = n_labels;
+    ds->bias_col = bias > 0 ? dim : -1;
+    *x = (strux_csr){0};
+    *y_ptr = NULL;
+    *y_idx = NULL;
+    *out = ds;
+    return STRUX_OK;
+}
+
+void strux_dataset_destroy(strux_dataset **ds)
+{
+    if (!*ds) return;
+    strux_csr_free(&(*ds)->x);
+    strux_free(&(*ds)->y_ptr);
+    strux_free(&(*ds)->y_idx);
+    strux_free(&(*ds)->ex_ptr);
+    strux_free(&(*ds)->path);
+    strux_free(ds);
+}
+
+strux_status strux_label_names_read(const char *path, int32_t n_labels, char ***names)
+{
+    FILE *f = fopen(path, "r");
+    STRUX_CHECK(f, STRUX_ERR_INPUT, "%s: cannot open label names", path);
+    strux_status st = strux_alloc_array(names, (size_t)n_labels, sizeof **names);
+    char line[4096];
+    long long ln = 0;
+    while (st == STRUX_OK && fgets(line, sizeof line, f)) {
+        ln++;
+        line[strcspn(line, "\r\n")] = '\0';
+        if (!line[0]) continue;
+        char *end;
+        long id = strtol(line, &end, 10);
+        if (end == line || !isspace((unsigned char)*end) || id < 0) {
+            st = strux_error_set(STRUX_ERR_INPUT, __FILE__, __LINE__, __func__,
+                                 "%s:%lld: expected 'id name'", path, ln);
+            break;
+        }
+        while (isspace((unsigned char)*end)) end++;
+        if (id >= n_labels) {
+            st = strux_error_set(STRUX_ERR_INPUT, __FILE__, __LINE__, __func__,
+                                 "%s:%lld: label id %ld is not below the label count %d", path, ln,
+                                 id, n_labels);
+            break;
+        }
+        strux_free(&(*names)[id]);
+        st = strux_strdup(&(*names)[id], end);
+    }
+    fclose(f);
+    if (st != STRUX_OK) {
+        strux_label_names_free(names, n_labels);
+        return strux_error_frame(st, __FILE__, __LINE__, __func__);
+    }
+    return STRUX_OK;
+}
+
+void strux_label_names_free(char ***names, int32_t n_labels)
+{
+    if (!*names) return;
+    for (int32_t k = 0; k < n_labels; k++) strux_free(&(*names)[k]);
+    strux_free(names);
+}

@@ -1,0 +1,44 @@
+/* data/shard.c - the partition of examples over ranks: contiguous ranges balanced by a weight
+ * (non-zeros + 1 per example), identical on every rank for the same input (ARCHITECTURE.md §4). */
+#include "strux/data.h"
+
+/* First unit u with prefix[u] >= target (binary search on the non-decreasing prefix). */
+static int64_t lower_bound(const int64_t *prefix, int64_t n, double target)
+{
+    int64_t lo = 0, hi = n;
+    while (lo < hi) {
+        int64_t mid = lo + (hi - lo) / 2;
+        if ((double)prefix[mid] < target)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* Start of rank r's range: the balanced cut, moved so that every rank keeps at least one unit;
+ * computed rank by rank so cuts strictly increase. */
+static int64_t cut(const int64_t *prefix, int64_t n, int r, int n_ranks)
+{
+    int64_t c = 0;
+    for (int q = 1; q <= r; q++) {
+        if (q == n_ranks) return n;
+        int64_t b = lower_bound(prefix, n, (double)prefix[n] * q / n_ranks);
+        if (b < c + 1) b = c + 1;
+        if (b > n - (n_ranks - q)) b = n - (n_ranks - q);
+        c = b;
+    }
+    return c;
+}
+
+strux_status strux_shard_range(const int64_t *prefix, int64_t n, int rank, int n_ranks,
+                               int64_t *lo, int64_t *hi)
+{
+    STRUX_CHECK(n_ranks > 0 && rank >= 0 && rank < n_ranks, STRUX_ERR_INTERNAL,
+                "rank %d of %d", rank, n_ranks);
+    STRUX_CHECK(n >= n_ranks, STRUX_ERR_INPUT,
+                "%lld examples cannot be shared by %d ranks", (long long)n, n_ranks);
+    *lo = cut(prefix, n, rank, n_ranks);
+    *hi = cut(prefix, n, rank + 1, n_ranks);
+    return STRUX_OK;
+}

@@ -1,0 +1,195 @@
+/* dist/comm.c - MPI communicator, collectives and the error agreement (ARCHITECTURE.md §3 Comm,
+ * STYLE.md §8). Every MPI call goes through MPI_TRY, which turns a failure into STRUX_ERR_MPI with
+ * MPI_Error_string. */
+#include "strux/comm.h"
+
+#include <limits.h>
+#include <mpi.h>
+#include <stdio.h>
+#include <string.h>
+
+struct strux_comm {
+    MPI_Comm comm;   /* duplicate of MPI_COMM_WORLD with MPI_ERRORS_RETURN */
+    int rank, size;
+    int we_initialised; /* MPI_Init was called here, so finalize calls MPI_Finalize */
+    double seconds;  /* time inside collectives */
+};
+
+static strux_status mpi_error(int rc, const char *what, const char *file, int line,
+                              const char *func)
+{
+    char text[MPI_MAX_ERROR_STRING];
+    int len = 0;
+    MPI_Error_string(rc, text, &len);
+    return strux_error_set(STRUX_ERR_MPI, file, line, func, "%s failed: %s", what, text);
+}
+
+#define MPI_TRY(call)                                                                              \
+    do {                                                                                           \
+        int rc_ = (call);                                                                          \
+        if (rc_ != MPI_SUCCESS) return mpi_error(rc_, #call, __FILE__, __LINE__, __func__);        \
+    } while (0)
+
+/* Element count per MPI call: MPI counts are int. */
+#define CHUNK ((int64_t)1 << 28)
+
+strux_status strux_comm_init(int *argc, char ***argv, strux_comm **out)
+{
+    int inited = 0;
+    MPI_TRY(MPI_Initialized(&inited));
+    if (!inited) MPI_TRY(MPI_Init(argc, argv));
+    strux_comm *c;
+    STRUX_TRY(strux_alloc(&c, sizeof *c));
+    c->we_initialised = !inited;
+    MPI_TRY(MPI_Comm_dup(MPI_COMM_WORLD, &c->comm));
+    MPI_TRY(MPI_Comm_set_errhandler(c->comm, MPI_ERRORS_RETURN));
+    MPI_TRY(MPI_Comm_rank(c->comm, &c->rank));
+    MPI_TRY(MPI_Comm_size(c->comm, &c->size));
+    *out = c;
+    return STRUX_OK;
+}
+
+void strux_comm_finalize(strux_comm **c)
+{
+    if (!*c) return;
+    MPI_Comm_free(&(*c)->comm);
+    int we = (*c)->we_initialised;
+    strux_free(c);
+    if (we) MPI_Finalize();
+}
+
+int strux_comm_rank(const strux_comm *c)
+{
+    return c->rank;
+}
+
+int strux_comm_size(const strux_comm *c)
+{
+    return c->size;
+}
+
+double strux_comm_seconds(const strux_comm *c)
+{
+    return c->seconds;
+}
+
+strux_status strux_comm_agree(strux_comm *c, strux_status local)
+{
+    double t0 = strux_time_now();
+    int mine = local == STRUX_OK ? c->size : c->rank, first;
+    MPI_TRY(MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, c->comm));
+    if (first == c->size) {
+        c->seconds += strux_time_now() - t0;
+        return STRUX_OK;
+    }
+    /* the failing rank sends its status and message */
+    char msg[2048];
+    int code = (int)local;
+    if (c->rank == first) snprintf(msg, sizeof msg, "%s", strux_error_message());
+    MPI_TRY(MPI_Bcast(&code, 1, MPI_INT, first, c->comm));
+    MPI_TRY(MPI_Bcast(msg, (int)sizeof msg, MPI_CHAR, first, c->comm));
+    msg[sizeof msg - 1] = '\0';
+    if (c->rank != first) {
+        char prefixed[2100];
+        if (c->size > 1)
+            snprintf(prefixed, sizeof prefixed, "rank %d: %s", first, msg);
+        else
+            snprintf(prefixed, sizeof prefixed, "%s", msg);
+        strux_error_adopt(prefixed);
+    }
+    c->seconds += strux_time_now() - t0;
+    return (strux_status)code;
+}
+
+static strux_status allreduce(strux_comm *c, void *buf, int64_t n, MPI_Datatype type, size_t esz,
+                              MPI_Op op)
+{
+    double t0 = strux_time_now();
+    for (int64_t o = 0; o < n; o += CHUNK) {
+        int64_t k = n - o < CHUNK ? n - o : CHUNK;
+        MPI_TRY(MPI_Allreduce(MPI_IN_PLACE, (char *)buf + o * (int64_t)esz, (int)k, type, op,
+                              c->comm));
+    }
+    c->seconds += strux_time_now() - t0;
+    return STRUX_OK;
+}
+
+strux_status strux_comm_allreduce_sum(strux_comm *c, double *buf, int64_t n)
+{
+    return allreduce(c, buf, n, MPI_DOUBLE, sizeof *buf, MPI_SUM);
+}
+
+strux_status strux_comm_allreduce_sum_i64(strux_comm *c, int64_t *buf, int64_t n)
+{
+    return allreduce(c, buf, n, MPI_INT64_T, sizeof *buf, MPI_SUM);
+}
+
+strux_status strux_comm_allreduce_max(strux_comm *c, double *buf, int64_t n)
+{
+    return allreduce(c, buf, n, MPI_DOUBLE, sizeof *buf, MPI_MAX);
+}
+
+strux_status strux_comm_bcast(strux_comm *c, void *buf, size_t bytes, int root)
+{
+    double t0 = strux_time_now();
+    for (size_t o = 0; o < bytes; o += (size_t)CHUNK) {
+        size_t k = bytes - o < (size_t)CHUNK ? bytes - o : (size_t)CHUNK;
+        MPI_TRY(MPI_Bcast((char *)buf + o, (int)k, MPI_BYTE, root, c->comm));
+    }
+    c->seconds += strux_time_now() - t0;
+    return STRUX_OK;
+}
+
+strux_status strux_comm_gather_bytes(strux_comm *c, const void *buf, size_t bytes, int root,
+                                     void **out, size_t *n_out)
+{
+    double t0 = strux_time_now();
+    *out = NULL;
+    *n_out = 0;
+    STRUX_CHECK(bytes <= INT_MAX, STRUX_ERR_MPI, "gather of %zu bytes exceeds one MPI message",
+                bytes);
+    int mine = (int)bytes;
+    int *counts = NULL, *displs = NULL;
+    if (c->rank == root) {
+        STRUX_TRY(strux_alloc_array(&counts, (size_t)c->size, sizeof *counts));
+        STRUX_TRY(strux_alloc_array(&displs, (size_t)c->size, sizeof *displs));
+    }
+    int rc = MPI_Gather(&mine, 1, MPI_INT, counts, 1, MPI_INT, root, c->comm);
+    strux_status st = STRUX_OK;
+    if (rc != MPI_SUCCESS) st = mpi_error(rc, "MPI_Gather", __FILE__, __LINE__, __func__);
+    size_t total = 0;
+    if (st == STRUX_OK && c->rank == root) {
+        for (int r = 0; r < c->size; r++) {
+            displs[r] = (int)total;
+            total += (size_t)counts[r];
+        }
+        if (total > INT_MAX)
+            st = strux_error_set(STRUX_ERR_MPI, __FILE__, __LINE__, __func__,
+                                 "gather of %zu bytes exceeds one MPI message", total);
+        else
+            st = strux_alloc(out, total);
+    }
+    /* every rank enters the Gatherv; after a root-side failure the root receives nothing and its
+     * status reaches the others at the caller's next strux_comm_agree */
+    if (st != STRUX_OK && counts)
+        for (int r = 0; r < c->size; r++) counts[r] = displs[r] = 0;
+    char dummy = 0;
+    rc = MPI_Gatherv(bytes ? buf : &dummy, mine, MPI_BYTE, st == STRUX_OK ? *out : NULL, counts,
+                     displs, MPI_BYTE, root, c->comm);
+    if (st == STRUX_OK && rc != MPI_SUCCESS)
+        st = mpi_error(rc, "MPI_Gatherv", __FILE__, __LINE__, __func__);
+    strux_free(&counts);
+    strux_free(&displs);
+    if (st != STRUX_OK) strux_free(out);
+    *n_out = st == STRUX_OK && c->rank == root ? total : 0;
+    c->seconds += strux_time_now() - t0;
+    return st;
+}
+
+strux_status strux_comm_barrier(strux_comm *c)
+{
+    double t0 = strux_time_now();
+    MPI_TRY(MPI_Barrier(c->comm));
+    c->seconds += strux_time_now() - t0;
+    return STRUX_OK;
+}

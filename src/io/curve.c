@@ -1,0 +1,87 @@
+/* io/curve.c - the training curve (named columns, one row per epoch) and the JSON-lines metrics
+ * log written from it, one object per epoch. */
+#include "strux/io.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+struct strux_metrics {
+    FILE *f;
+    char *path;
+};
+
+strux_status strux_curve_init(strux_curve *c, const char *const *names)
+{
+    *c = (strux_curve){0};
+    while (names[c->n_cols]) {
+        STRUX_CHECK(c->n_cols < STRUX_CURVE_MAX_COLS, STRUX_ERR_INTERNAL,
+                    "curve with more than %d columns", STRUX_CURVE_MAX_COLS);
+        c->names[c->n_cols] = names[c->n_cols];
+        c->n_cols++;
+    }
+    return STRUX_OK;
+}
+
+strux_status strux_curve_append(strux_curve *c, const double *row)
+{
+    if (c->n_rows == c->cap) {
+        int64_t cap = c->cap ? 2 * c->cap : 64;
+        STRUX_TRY(strux_realloc_array(&c->v, (size_t)(cap * c->n_cols), sizeof *c->v));
+        c->cap = cap;
+    }
+    memcpy(c->v + c->n_rows * c->n_cols, row, (size_t)c->n_cols * sizeof *row);
+    c->n_rows++;
+    return STRUX_OK;
+}
+
+void strux_curve_free(strux_curve *c)
+{
+    strux_free(&c->v);
+    c->n_rows = c->cap = 0;
+}
+
+strux_status strux_metrics_open(const char *path, int append, strux_metrics **out)
+{
+    FILE *f = fopen(path, append ? "a" : "w");
+    STRUX_CHECK(f, STRUX_ERR_IO, "%s: cannot open the metrics log for writing", path);
+    strux_metrics *m;
+    strux_status st = strux_alloc(&m, sizeof *m);
+    if (st == STRUX_OK) st = strux_strdup(&m->path, path);
+    if (st != STRUX_OK) {
+        fclose(f);
+        if (m) strux_free(&m);
+        return strux_error_frame(st, __FILE__, __LINE__, __func__);
+    }
+    m->f = f;
+    *out = m;
+    return STRUX_OK;
+}
+
+strux_status strux_metrics_write_row(strux_metrics *m, const strux_curve *c)
+{
+    STRUX_CHECK(c->n_rows > 0, STRUX_ERR_INTERNAL, "empty curve");
+    const double *row = c->v + (c->n_rows - 1) * c->n_cols;
+    fputc('{', m->f);
+    for (int k = 0; k < c->n_cols; k++) {
+        double v = row[k];
+        fprintf(m->f, "%s\"%s\": ", k ? ", " : "", c->names[k]);
+        if (!isfinite(v))
+            fputs("null", m->f);
+        else if (v == floor(v) && fabs(v) < 9e15)
+            fprintf(m->f, "%.0f", v);
+        else
+            fprintf(m->f, "%.10g", v);
+    }
+    fputs("}\n", m->f);
+    STRUX_CHECK(fflush(m->f) == 0 && !ferror(m->f), STRUX_ERR_IO, "%s: write failed", m->path);
+    return STRUX_OK;
+}
+
+void strux_metrics_close(strux_metrics **m)
+{
+    if (!*m) return;
+    fclose((*m)->f);
+    strux_free(&(*m)->path);
+    strux_free(m);
+}

@@ -1,0 +1,250 @@
+/* io/h5.c - HDF5 helpers (see h5.h): every handle opened here is closed here, every failure is a
+ * STRUX_ERR_IO naming the file and the object. */
+#include "h5.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define H5FAIL(file, what, name)                                                                   \
+    strux_error_set(STRUX_ERR_IO, __FILE__, __LINE__, __func__, "%s: cannot %s '%s'", file, what, \
+                    name)
+
+void h5_quiet(void)
+{
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+}
+
+static hid_t vlen_str_type(void)
+{
+    hid_t t = H5Tcopy(H5T_C_S1);
+    H5Tset_size(t, H5T_VARIABLE);
+    H5Tset_cset(t, H5T_CSET_UTF8);
+    return t;
+}
+
+static strux_status attr_write(hid_t loc, const char *name, hid_t type, const void *v,
+                               const char *file)
+{
+    if (H5Aexists(loc, name) > 0) H5Adelete(loc, name);
+    hid_t sp = H5Screate(H5S_SCALAR);
+    hid_t a = H5Acreate2(loc, name, type, sp, H5P_DEFAULT, H5P_DEFAULT);
+    herr_t rc = a < 0 ? -1 : H5Awrite(a, type, v);
+    if (a >= 0) H5Aclose(a);
+    H5Sclose(sp);
+    return rc < 0 ? H5FAIL(file, "write attribute", name) : STRUX_OK;
+}
+
+strux_status h5_attr_str(hid_t loc, const char *name, const char *value, const char *file)
+{
+    hid_t t = vlen_str_type();
+    strux_status st = attr_write(loc, name, t, &value, file);
+    H5Tclose(t);
+    return st;
+}
+
+strux_status h5_attr_i64(hid_t loc, const char *name, int64_t value, const char *file)
+{
+    return attr_write(loc, name, H5T_NATIVE_INT64, &value, file);
+}
+
+strux_status h5_attr_f64(hid_t loc, const char *name, double value, const char *file)
+{
+    return attr_write(loc, name, H5T_NATIVE_DOUBLE, &value, file);
+}
+
+int h5_has(hid_t loc, const char *name)
+{
+    return H5Lexists(loc, name, H5P_DEFAULT) > 0 || H5Aexists(loc, name) > 0;
+}
+
+strux_status h5_read_attr_str(hid_t loc, const char *name, char *buf, size_t n, const char *file)
+{
+    hid_t a = H5Aopen(loc, name, H5P_DEFAULT);
+    if (a < 0) return H5FAIL(file, "find attribute", name);
+    hid_t ft = H5Aget_type(a);
+    strux_status st = STRUX_OK;
+    if (H5Tget_class(ft) != H5T_STRING) {
+        st = strux_error_set(STRUX_ERR_IO, __FILE__, __LINE__, __func__,
+                             "%s: attribute '%s' is not a string", file, name);
+    } else if (H5Tis_variable_str(ft) > 0) {
+        hid_t t = vlen_str_type();
+        char *v = NULL;
+        if (H5Aread(a, t, &v) < 0 || !v) {
+            st = H5FAIL(file, "read attribute", name);
+        } else {
+            snprintf(buf, n, "%s", v);
+            H5free_memory(v);
+        }
+        H5Tclose(t);
+    } else {
+        size_t sz = H5Tget_size(ft);
+        char *tmp = malloc(sz + 1);
+        hid_t t = H5Tcopy(H5T_C_S1);
+        H5Tset_size(t, sz + 1);
+        if (!tmp || H5Aread(a, t, tmp) < 0) {
+            st = H5FAIL(file, "read attribute", name);
+        } else {
+            tmp[sz] = '\0';
+            snprintf(buf, n, "%s", tmp);
+        }
+        free(tmp);
+        H5Tclose(t);
+    }
+    H5Tclose(ft);
+    H5Aclose(a);
+    return st;
+}
+
+static strux_status attr_read(hid_t loc, const char *name, hid_t type, void *v, const char *file)
+{
+    hid_t a = H5Aopen(loc, name, H5P_DEFAULT);
+    if (a < 0) return H5FAIL(file, "find attribute", name);
+    herr_t rc = H5Aread(a, type, v);
+    H5Aclose(a);
+    return rc < 0 ? H5FAIL(file, "read attribute", name) : STRUX_OK;
+}
+
+strux_status h5_read_attr_i64(hid_t loc, const char *name, int64_t *value, const char *file)
+{
+    return attr_read(loc, name, H5T_NATIVE_INT64, value, file);
+}
+
+strux_status h5_read_attr_f64(hid_t loc, const char *name, double *value, const char *file)
+{
+    return attr_read(loc, name, H5T_NATIVE_DOUBLE, value, file);
+}
+
+strux_status h5_write(hid_t loc, const char *name, hid_t type, int rank, const hsize_t *dims,
+                      const void *data, const char *file)
+{
+    hid_t sp = H5Screate_simple(rank, dims, NULL);
+    hid_t pl = H5Pcreate(H5P_DATASET_CREATE);
+    hsize_t n = 1, chunk[2];
+    for (int k = 0; k < rank; k++) n *= dims[k];
+    if (n >= 4096) { /* chunked + deflate for large arrays; chunks of at most ~1 MiB */
+        chunk[0] = dims[0];
+        if (rank == 2) chunk[1] = dims[1];
+        hsize_t per = rank == 2 ? dims[1] : 1;
+        hsize_t max_rows = (1u << 17) / (per ? per : 1);
+        if (max_rows < 1) max_rows = 1;
+        if (chunk[0] > max_rows) chunk[0] = max_rows;
+        if (rank == 2 && chunk[1] > (1u << 17)) chunk[1] = 1u << 17;
+        H5Pset_chunk(pl, rank, chunk);
+        H5Pset_deflate(pl, 4);
+    }
+    hid_t d = H5Dcreate2(loc, name, type, sp, H5P_DEFAULT, pl, H5P_DEFAULT);
+    herr_t rc = d < 0 ? -1 : (n ? H5Dwrite(d, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) : 0);
+    if (d >= 0) H5Dclose(d);
+    H5Pclose(pl);
+    H5Sclose(sp);
+    return rc < 0 ? H5FAIL(file, "write dataset", name) : STRUX_OK;
+}
+
+strux_status h5_dims(hid_t loc, const char *name, int *rank, hsize_t *dims, const char *file)
+{
+    hid_t d = H5Dopen2(loc, name, H5P_DEFAULT);
+    if (d < 0) return H5FAIL(file, "find dataset", name);
+    hid_t sp = H5Dget_space(d);
+    int r = H5Sget_simple_extent_ndims(sp);
+    strux_status st = STRUX_OK;
+    if (r < 0 || r > 2)
+        st = strux_error_set(STRUX_ERR_IO, __FILE__, __LINE__, __func__,
+                             "%s: dataset '%s' has rank %d (expected 1 or 2)", file, name, r);
+    else {
+        H5Sget_simple_extent_dims(sp, dims, NULL);
+        *rank = r;
+    }
+    H5Sclose(sp);
+    H5Dclose(d);
+    return st;
+}
+
+strux_status h5_read(hid_t loc, const char *name, hid_t type, int64_t offset, int64_t count,
+                     void *out, const char *file)
+{
+    hid_t d = H5Dopen2(loc, name, H5P_DEFAULT);
+    if (d < 0) return H5FAIL(file, "find dataset", name);
+    herr_t rc;
+    if (count < 0) {
+        rc = H5Dread(d, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, out);
+    } else if (count == 0) {
+        rc = 0;
+    } else {
+        hid_t fs = H5Dget_space(d);
+        hsize_t off = (hsize_t)offset, cnt = (hsize_t)count;
+        rc = H5Sselect_hyperslab(fs, H5S_SELECT_SET, &off, NULL, &cnt, NULL);
+        hid_t ms = H5Screate_simple(1, &cnt, NULL);
+        if (rc >= 0) rc = H5Dread(d, type, ms, fs, H5P_DEFAULT, out);
+        H5Sclose(ms);
+        H5Sclose(fs);
+    }
+    H5Dclose(d);
+    return rc < 0 ? H5FAIL(file, "read dataset", name) : STRUX_OK;
+}
+
+strux_status h5_write_str(hid_t loc, const char *name, const char *value, const char *file)
+{
+    hid_t t = vlen_str_type();
+    hid_t sp = H5Screate(H5S_SCALAR);
+    hid_t d = H5Dcreate2(loc, name, t, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    herr_t rc = d < 0 ? -1 : H5Dwrite(d, t, H5S_ALL, H5S_ALL, H5P_DEFAULT, &value);
+    if (d >= 0) H5Dclose(d);
+    H5Sclose(sp);
+    H5Tclose(t);
+    return rc < 0 ? H5FAIL(file, "write string", name) : STRUX_OK;
+}
+
+strux_status h5_read_str(hid_t loc, const char *name, char **out, const char *file)
+{
+    hid_t d = H5Dopen2(loc, name, H5P_DEFAULT);
+    if (d < 0) return H5FAIL(file, "find dataset", name);
+    hid_t t = vlen_str_type();
+    char *v = NULL;
+    herr_t rc = H5Dread(d, t, H5S_ALL, H5S_ALL, H5P_DEFAULT, &v);
+    strux_status st = rc < 0 || !v ? H5FAIL(file, "read string", name) : strux_strdup(out, v);
+    if (v) H5free_memory(v);
+    H5Tclose(t);
+    H5Dclose(d);
+    return st;
+}
+
+strux_status h5_write_str_array(hid_t loc, const char *name, char *const *v, int64_t n,
+                                const char *file)
+{
+    const char **w = NULL;
+    STRUX_TRY(strux_alloc_array(&w, (size_t)n, sizeof *w));
+    for (int64_t k = 0; k < n; k++) w[k] = v[k] ? v[k] : "";
+    hid_t t = vlen_str_type();
+    hsize_t dims = (hsize_t)n;
+    hid_t sp = H5Screate_simple(1, &dims, NULL);
+    hid_t d = H5Dcreate2(loc, name, t, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    herr_t rc = d < 0 ? -1 : H5Dwrite(d, t, H5S_ALL, H5S_ALL, H5P_DEFAULT, w);
+    if (d >= 0) H5Dclose(d);
+    H5Sclose(sp);
+    H5Tclose(t);
+    strux_free(&w);
+    return rc < 0 ? H5FAIL(file, "write strings", name) : STRUX_OK;
+}
+
+strux_status h5_read_str_array(hid_t loc, const char *name, char ***out, int64_t n,
+                               const char *file)
+{
+    int rank;
+    hsize_t dims[2];
+    STRUX_TRY(h5_dims(loc, name, &rank, dims, file));
+    STRUX_CHECK(rank == 1 && (int64_t)dims[0] == n, STRUX_ERR_IO,
+                "%s: '%s' holds %llu strings, expected %lld", file, name,
+                (unsigned long long)dims[0], (long long)n);
+    char **raw = NULL;
+    STRUX_TRY(strux_alloc_array(&raw, (size_t)n, sizeof *raw));
+    STRUX_TRY(strux_alloc_array(out, (size_t)n, sizeof **out));
+    hid_t t = vlen_str_type();
+    strux_status st = h5_read(loc, name, t, 0, -1, raw, file);
+    for (int64_t k = 0; k < n; k++) {
+        if (st == STRUX_OK && raw[k] && raw[k][0]) st = strux_strdup(&(*out)[k], raw[k]);
+        if (raw[k]) H5free_memory(raw[k]);
+    }
+    H5Tclose(t);
+    strux_free(&raw);
+    return st;
+}

@@ -1,0 +1,39 @@
+/* io/h5.h - small HDF5 helpers shared by the model and dataset files: typed attributes, 1-D and
+ * 2-D datasets, variable-length UTF-8 strings, each returning strux_status with the file and the
+ * object named. Private to src/io. */
+#ifndef STRUX_IO_H5_H
+#define STRUX_IO_H5_H
+
+#include "strux/io.h"
+
+#include <hdf5.h>
+
+/* Silence HDF5's own error printing (strux reports its own messages). */
+void h5_quiet(void);
+
+strux_status h5_attr_str(hid_t loc, const char *name, const char *value, const char *file);
+strux_status h5_attr_i64(hid_t loc, const char *name, int64_t value, const char *file);
+strux_status h5_attr_f64(hid_t loc, const char *name, double value, const char *file);
+/* Read a string attribute into buf (truncated to n). */
+strux_status h5_read_attr_str(hid_t loc, const char *name, char *buf, size_t n, const char *file);
+strux_status h5_read_attr_i64(hid_t loc, const char *name, int64_t *value, const char *file);
+strux_status h5_read_attr_f64(hid_t loc, const char *name, double *value, const char *file);
+int h5_has(hid_t loc, const char *name);
+
+/* Dataset of given rank (1 or 2) and native type, optionally gzip-compressed in chunks. */
+strux_status h5_write(hid_t loc, const char *name, hid_t type, int rank, const hsize_t *dims,
+                      const void *data, const char *file);
+/* Dimensions of a dataset (rank ≤ 2). */
+strux_status h5_dims(hid_t loc, const char *name, int *rank, hsize_t *dims, const char *file);
+/* Read elements [offset, offset + count) of a 1-D dataset, or a whole dataset (count < 0). */
+strux_status h5_read(hid_t loc, const char *name, hid_t type, int64_t offset, int64_t count,
+                     void *out, const char *file);
+/* Variable-length string scalar dataset and string arrays (NULL entries written as ""). */
+strux_status h5_write_str(hid_t loc, const char *name, const char *value, const char *file);
+strux_status h5_read_str(hid_t loc, const char *name, char **out, const char *file);
+strux_status h5_write_str_array(hid_t loc, const char *name, char *const *v, int64_t n,
+                                const char *file);
+strux_status h5_read_str_array(hid_t loc, const char *name, char ***out, int64_t n,
+                               const char *file);
+
+#endif

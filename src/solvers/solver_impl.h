@@ -1,0 +1,37 @@
+/* solvers/solver_impl.h - private layout of solvers and their ops table (STYLE.md §4). */
+#ifndef STRUX_SOLVER_IMPL_H
+#define STRUX_SOLVER_IMPL_H
+
+#include "strux/solver.h"
+
+struct strux_solver_ops {
+    strux_status (*setup)(strux_solver *s);
+    strux_status (*epoch)(strux_solver *s);
+    /* optional: dual and gap; the primal is strux_objective_primal */
+    strux_status (*certificate)(strux_solver *s, strux_certificate *c);
+    void (*destroy)(strux_solver *s);
+};
+
+struct strux_solver {
+    const struct strux_solver_ops *ops;
+    const char *type_name;
+    strux_solver_options opt;
+    strux_task *task;          /* borrowed */
+    strux_search *search;      /* borrowed */
+    const strux_dataset *ds;   /* borrowed: the local shard */
+    strux_model *model;        /* borrowed: the answer */
+    strux_comm *comm;          /* borrowed */
+    int64_t epoch;             /* epochs completed */
+    void *data;                /* implementation state, owned */
+};
+
+typedef struct strux_solver_entry {
+    const char *name;
+    strux_status (*create)(strux_solver *s);
+} strux_solver_entry;
+
+extern const strux_solver_entry strux_solver_registry[];
+
+strux_status strux_solver_create_sgd(strux_solver *s);
+
+#endif

@@ -1,0 +1,194 @@
+/* tasks/task.c - the public task API: creation by name from the registry, argument checks, oracle
+ * call counting, and the dispatch of every method through the ops table (STYLE.md §4). */
+#include "task_impl.h"
+
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+const strux_opt_spec strux_task_opt_specs[] = {
+    {"task.type", STRUX_OPT_STRING, offsetof(strux_task_options, type), "multilabel", 0, 0, NULL,
+     NULL, "output structure (registry name): multilabel"},
+    {NULL},
+};
+
+#define UNSUPPORTED(t, method)                                                                     \
+    strux_error_set(STRUX_ERR_UNSUPPORTED, __FILE__, __LINE__, __func__,                           \
+                    "task '%s' does not support %s", (t)->type_name, method)
+
+const char *strux_task_names(void)
+{
+    static char names[512];
+    if (!names[0])
+        for (const strux_task_entry *e = strux_task_registry; e->name; e++) {
+            if (names[0]) strncat(names, ", ", sizeof names - strlen(names) - 1);
+            strncat(names, e->name, sizeof names - strlen(names) - 1);
+        }
+    return names;
+}
+
+strux_status strux_task_create(const strux_task_options *opt, strux_task **out)
+{
+    const strux_task_entry *e = strux_task_registry;
+    while (e->name && strcmp(e->name, opt->type) != 0) e++;
+    STRUX_CHECK(e->name, STRUX_ERR_CONFIG, "task.type = '%s' is unknown; valid types: %s",
+                opt->type, strux_task_names());
+    strux_task *t;
+    STRUX_TRY(strux_alloc(&t, sizeof *t));
+    t->type_name = e->name;
+    strux_status st = e->create(opt, t);
+    if (st != STRUX_OK) {
+        strux_free(&t);
+        return strux_error_frame(st, __FILE__, __LINE__, __func__);
+    }
+    *out = t;
+    return STRUX_OK;
+}
+
+void strux_task_destroy(strux_task **t)
+{
+    if (!*t) return;
+    if ((*t)->ops->destroy) (*t)->ops->destroy(*t);
+    strux_free(t);
+}
+
+const char *strux_task_name(const strux_task *t)
+{
+    return t->type_name;
+}
+
+strux_status strux_task_check(strux_task *t, const strux_dataset *ds)
+{
+    if (!t->ops->check) return STRUX_OK;
+    return t->ops->check(t, ds);
+}
+
+strux_status strux_task_model_shape(const strux_task *t, const strux_dataset *ds, int32_t *n_rows,
+                                    int64_t *n_extra)
+{
+    if (!t->ops->model_shape) return UNSUPPORTED(t, "model_shape");
+    return t->ops->model_shape(t, ds, n_rows, n_extra);
+}
+
+strux_status strux_task_label_alloc(const strux_task *t, const strux_dataset *ds, strux_label *y)
+{
+    int32_t parts;
+    int64_t pot;
+    STRUX_TRY(t->ops->sizes(t, ds, &parts, &pot));
+    return strux_label_alloc(y, parts);
+}
+
+strux_status strux_task_pot_alloc(const strux_task *t, const strux_dataset *ds, strux_pot *pot)
+{
+    int32_t parts;
+    int64_t n;
+    STRUX_TRY(t->ops->sizes(t, ds, &parts, &n));
+    *pot = (strux_pot){0};
+    STRUX_TRY(strux_alloc_array(&pot->s, (size_t)(n > 0 ? n : 1), sizeof *pot->s));
+    pot->cap = n;
+    return STRUX_OK;
+}
+
+void strux_pot_free(strux_pot *pot)
+{
+    strux_free(&pot->s);
+    pot->cap = 0;
+}
+
+strux_status strux_task_potentials(const strux_task *t, const strux_model *m,
+                                   const strux_dataset *ds, int64_t i, strux_pot *pot)
+{
+    STRUX_CHECK(i >= 0 && i < ds->n_local, STRUX_ERR_INTERNAL, "example %lld outside [0, %lld)",
+                (long long)i, (long long)ds->n_local);
+    return t->ops->potentials(t, m, ds, i, pot);
+}
+
+strux_status strux_task_truth(const strux_task *t, const strux_dataset *ds, int64_t i,
+                              strux_label *y)
+{
+    return t->ops->truth(t, ds, i, y);
+}
+
+strux_status strux_task_oracle(strux_task *t, const strux_pot *pot, const strux_label *truth,
+                               const strux_query *q, strux_label *y, strux_answer *ans)
+{
+    STRUX_CHECK(q->a >= 0 && q->b >= 0 && (q->a > 0 || q->b > 0), STRUX_ERR_INTERNAL,
+                "oracle direction (%g, %g) must be non-negative and non-zero", q->a, q->b);
+    STRUX_CHECK(!q->wedge || q->alpha >= q->beta, STRUX_ERR_INTERNAL,
+                "wedge slopes alpha %g < beta %g", q->alpha, q->beta);
+    t->n_oracle_calls++;
+    return t->ops->oracle(t, pot, truth, q, y, ans);
+}
+
+double strux_task_loss(const strux_task *t, const strux_label *y, const strux_label *truth)
+{
+    return t->ops->loss(t, y, truth);
+}
+
+double strux_task_score(const strux_task *t, const strux_pot *pot, const strux_label *y)
+{
+    return t->ops->score(t, pot, y);
+}
+
+strux_status strux_task_predict(const strux_task *t, const strux_pot *pot, strux_label *y)
+{
+    if (!t->ops->predict) return UNSUPPORTED(t, "predict");
+    return t->ops->predict(t, pot, y);
+}
+
+strux_status strux_task_add_feature(const strux_task *t, const strux_dataset *ds, int64_t i,
+                                    const strux_label *y, double scale, double *G)
+{
+    return t->ops->add_feature(t, ds, i, y, scale, G);
+}
+
+strux_status strux_task_add_delta(const strux_task *t, const strux_dataset *ds, int64_t i,
+                                  const strux_label *y, const strux_label *truth, double scale,
+                                  double *G)
+{
+    if (t->ops->add_delta) return t->ops->add_delta(t, ds, i, y, truth, scale, G);
+    STRUX_TRY(t->ops->add_feature(t, ds, i, y, scale, G));
+    return t->ops->add_feature(t, ds, i, truth, -scale, G);
+}
+
+int64_t strux_task_oracle_calls(const strux_task *t)
+{
+    return t->n_oracle_calls;
+}
+
+int64_t strux_task_eval_size(const strux_task *t)
+{
+    return t->ops->eval_size ? t->ops->eval_size(t) : 0;
+}
+
+strux_status strux_task_eval_add(const strux_task *t, const strux_label *pred,
+                                 const strux_label *truth, double *acc)
+{
+    if (!t->ops->eval_add) return UNSUPPORTED(t, "eval");
+    return t->ops->eval_add(t, pred, truth, acc);
+}
+
+strux_status strux_task_eval_report(const strux_task *t, const double *acc, char *buf, size_t n)
+{
+    if (!t->ops->eval_report) return UNSUPPORTED(t, "eval");
+    return t->ops->eval_report(t, acc, buf, n);
+}
+
+strux_status strux_task_format_label(const strux_task *t, const strux_label *y, char *buf,
+                                     size_t n)
+{
+    if (!t->ops->format_label) return UNSUPPORTED(t, "format_label");
+    return t->ops->format_label(t, y, buf, n);
+}
+
+int64_t strux_task_label_count(const strux_task *t, const strux_pot *pot)
+{
+    return t->ops->label_count ? t->ops->label_count(t, pot) : -1;
+}
+
+strux_status strux_task_label_at(const strux_task *t, const strux_pot *pot, int64_t index,
+                                 strux_label *y)
+{
+    if (!t->ops->label_at) return UNSUPPORTED(t, "label_at");
+    return t->ops->label_at(t, pot, index, y);
+}

@@ -1,0 +1,59 @@
+/* tasks/task_impl.h - private layout of strux_task and its ops table (STYLE.md §4), seen only by
+ * src/tasks and white-box tests. A NULL method means "not supported": the public dispatcher in
+ * task.c turns it into STRUX_ERR_UNSUPPORTED naming the type and the method. */
+#ifndef STRUX_TASK_IMPL_H
+#define STRUX_TASK_IMPL_H
+
+#include "strux/task.h"
+
+struct strux_task_ops {
+    strux_status (*check)(strux_task *t, const strux_dataset *ds);
+    strux_status (*model_shape)(const strux_task *t, const strux_dataset *ds, int32_t *n_rows,
+                                int64_t *n_extra);
+    /* largest number of parts and of potential doubles over the examples of ds */
+    strux_status (*sizes)(const strux_task *t, const strux_dataset *ds, int32_t *max_parts,
+                          int64_t *max_pot);
+    strux_status (*potentials)(const strux_task *t, const strux_model *m, const strux_dataset *ds,
+                               int64_t i, strux_pot *pot);
+    strux_status (*truth)(const strux_task *t, const strux_dataset *ds, int64_t i, strux_label *y);
+    strux_status (*oracle)(const strux_task *t, const strux_pot *pot, const strux_label *truth,
+                           const strux_query *q, strux_label *y, strux_answer *ans);
+    double (*loss)(const strux_task *t, const strux_label *y, const strux_label *truth);
+    double (*score)(const strux_task *t, const strux_pot *pot, const strux_label *y);
+    strux_status (*predict)(const strux_task *t, const strux_pot *pot, strux_label *y);
+    strux_status (*add_feature)(const strux_task *t, const strux_dataset *ds, int64_t i,
+                                const strux_label *y, double scale, double *G);
+    /* optional fast path for φ(y) − φ(y_i); task.c falls back to two add_feature calls */
+    strux_status (*add_delta)(const strux_task *t, const strux_dataset *ds, int64_t i,
+                              const strux_label *y, const strux_label *truth, double scale,
+                              double *G);
+    int64_t (*eval_size)(const strux_task *t);
+    strux_status (*eval_add)(const strux_task *t, const strux_label *pred,
+                             const strux_label *truth, double *acc);
+    strux_status (*eval_report)(const strux_task *t, const double *acc, char *buf, size_t n);
+    strux_status (*format_label)(const strux_task *t, const strux_label *y, char *buf, size_t n);
+    int64_t (*label_count)(const strux_task *t, const strux_pot *pot);
+    strux_status (*label_at)(const strux_task *t, const strux_pot *pot, int64_t index,
+                             strux_label *y);
+    void (*destroy)(strux_task *t);
+};
+
+struct strux_task {
+    const struct strux_task_ops *ops;
+    const char *type_name;
+    void *data;             /* implementation state, owned */
+    int32_t n_labels;       /* label count fixed by check(), 0 before */
+    int64_t n_oracle_calls; /* counted by strux_task_oracle */
+};
+
+/* Registry entry: a name and its constructor (fills ops and data). */
+typedef struct strux_task_entry {
+    const char *name;
+    strux_status (*create)(const strux_task_options *opt, strux_task *t);
+} strux_task_entry;
+
+extern const strux_task_entry strux_task_registry[];
+
+strux_status strux_task_create_multilabel(const strux_task_options *opt, strux_task *t);
+
+#endif
