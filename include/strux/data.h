@@ -55,6 +55,11 @@ strux_status strux_dataset_from_arrays(const char *path, strux_csr *x, int64_t *
                                        int32_t dim, int32_t n_labels, double bias,
                                        strux_dataset **out);
 
+/* Largest |x_ij| of every feature column over the local rows (out has ds->dim entries). */
+void strux_dataset_col_maxabs(const strux_dataset *ds, double *out);
+/* Multiply feature column j by factor[j] (the bias column is left alone). */
+void strux_dataset_scale_cols(strux_dataset *ds, const double *factor);
+
 /* Label names from a file of `id name` lines (labels.txt); names[k] = NULL where absent. */
 strux_status strux_label_names_read(const char *path, int32_t n_labels, char ***names);
 void strux_label_names_free(char ***names, int32_t n_labels);

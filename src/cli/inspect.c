@@ -15,9 +15,9 @@ static void print_model(const char *path, const strux_model *m, const strux_mode
     printf("labels       %d", in->n_labels);
     if (in->label_names) {
         printf(":");
-        for (int32_t k = 0; k < in->n_labels && k < 12; k++)
+        for (int32_t k = 0; k < in->n_labels && k < 16; k++)
             printf(" %s", in->label_names[k] ? in->label_names[k] : "?");
-        if (in->n_labels > 12) printf(" ...");
+        if (in->n_labels > 16) printf(" ...");
     }
     printf("\ntrained      %s with strux %s (commit %s) on %d rank(s), seed %lld, %.2fs\n",
            in->created, in->version, in->git_commit, in->n_ranks, (long long)in->seed,

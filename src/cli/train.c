@@ -27,6 +27,7 @@ typedef struct train_run {
     strux_solver *solver;
     strux_metrics *metrics;
     strux_model_info info;
+    double *col_scale; /* data.scale factors per feature column, or NULL */
 } train_run;
 
 /* The value of "--set X" / "--set=X" at argv[*k] (advancing *k), or NULL. */
@@ -72,6 +73,29 @@ static strux_status parse_args(train_run *r, int argc, char **argv)
     return STRUX_OK;
 }
 
+/* data.scale = maxabs: x_ij ← x_ij / max_i |x_ij| over all ranks' training rows. */
+static strux_status scale_features(train_run *r)
+{
+    int32_t dim = r->train->dim;
+    STRUX_TRY(strux_alloc_array(&r->col_scale, (size_t)dim, sizeof *r->col_scale));
+    strux_dataset_col_maxabs(r->train, r->col_scale);
+    STRUX_TRY(strux_comm_allreduce_max(r->comm, r->col_scale, dim));
+    for (int32_t j = 0; j < dim; j++)
+        r->col_scale[j] = r->col_scale[j] > 0 && j != r->train->bias_col ? 1 / r->col_scale[j] : 1;
+    strux_dataset_scale_cols(r->train, r->col_scale);
+    return STRUX_OK;
+}
+
+/* Fold the feature scaling into the weights: (w ∘ f)·x = w·(f ∘ x), so the exported model scores
+ * unscaled data. */
+static void fold_scaling(train_run *r)
+{
+    if (!r->col_scale) return;
+    strux_model *m = r->model;
+    for (int32_t k = 0; k < m->n_rows; k++)
+        for (int32_t j = 0; j < m->dim; j++) strux_model_row(m, k)[j] *= r->col_scale[j];
+}
+
 static strux_status load_training_data(train_run *r)
 {
     strux_read_options ro = {
@@ -84,6 +108,7 @@ static strux_status load_training_data(train_run *r)
     };
     double t0 = strux_time_now();
     STRUX_TRY(strux_comm_agree(r->comm, strux_io_dataset_load(r->opt.data.train, &ro, &r->train)));
+    if (strcmp(r->opt.data.scale, "maxabs") == 0) STRUX_TRY(scale_features(r));
     int64_t nnz = r->train->x.ptr[r->train->n_local];
     STRUX_TRY(strux_comm_allreduce_sum_i64(r->comm, &nnz, 1));
     strux_log(STRUX_LOG_INFO, "train data %s: %lld examples, %d features%s, %d labels, %lld "
@@ -176,6 +201,7 @@ static strux_status fill_info(train_run *r)
 static strux_status save_model(train_run *r)
 {
     strux_status st = STRUX_OK;
+    fold_scaling(r);
     if (strux_comm_rank(r->comm) == 0) {
         st = fill_info(r);
         if (st == STRUX_OK) st = strux_io_model_save(r->opt.output.model, r->model, &r->info);
@@ -223,5 +249,6 @@ int strux_cmd_train(strux_comm *comm, int argc, char **argv)
     strux_dataset_destroy(&r.train);
     strux_dataset_destroy(&r.test);
     strux_config_destroy(&r.config);
+    strux_free(&r.col_scale);
     return rc;
 }

@@ -3,6 +3,7 @@
 #include "strux/data.h"
 
 #include <ctype.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,6 +68,23 @@ void strux_dataset_destroy(strux_dataset **ds)
     strux_free(&(*ds)->ex_ptr);
     strux_free(&(*ds)->path);
     strux_free(ds);
+}
+
+void strux_dataset_col_maxabs(const strux_dataset *ds, double *out)
+{
+    for (int32_t j = 0; j < ds->dim; j++) out[j] = 0;
+    int64_t nnz = ds->x.ptr[ds->x.n_rows];
+    for (int64_t p = 0; p < nnz; p++) {
+        double v = fabs((double)ds->x.val[p]);
+        if (v > out[ds->x.col[p]]) out[ds->x.col[p]] = v;
+    }
+}
+
+void strux_dataset_scale_cols(strux_dataset *ds, const double *factor)
+{
+    int64_t nnz = ds->x.ptr[ds->x.n_rows];
+    for (int64_t p = 0; p < nnz; p++)
+        if (ds->x.col[p] != ds->bias_col) ds->x.val[p] = (float)(ds->x.val[p] * factor[ds->x.col[p]]);
 }
 
 strux_status strux_label_names_read(const char *path, int32_t n_labels, char ***names)

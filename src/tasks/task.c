@@ -8,7 +8,7 @@
 
 const strux_opt_spec strux_task_opt_specs[] = {
     {"task.type", STRUX_OPT_STRING, offsetof(strux_task_options, type), "multilabel", 0, 0, NULL,
-     NULL, "output structure (registry name): multilabel"},
+     NULL, "output structure by registry name; an unknown name lists the valid ones"},
     {NULL},
 };
 

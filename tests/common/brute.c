@@ -1,0 +1,75 @@
+/* tests/common/brute.c - brute-force enumeration references (see brute.h). */
+#include "brute.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+void brute_point(const strux_task *t, const strux_pot *pot, const strux_label *truth,
+                 const strux_label *y, double *m, double *g)
+{
+    *m = strux_task_score(t, pot, y) - strux_task_score(t, pot, truth);
+    *g = strux_task_loss(t, y, truth);
+}
+
+static int admitted(const strux_query *q, const strux_label *y, double m, double g)
+{
+    for (int32_t k = 0; k < q->n_ban; k++)
+        if (strux_label_equal(&q->ban[k], y)) return 0;
+    if (!q->wedge) return 1;
+    double h = m + q->h_shift;
+    int lower = q->lower_open ? q->beta * h < g : q->beta * h <= g;
+    int upper = isinf(q->alpha) ? 1 : (q->upper_open ? g < q->alpha * h : g <= q->alpha * h);
+    return lower && upper;
+}
+
+double brute_oracle(const strux_task *t, const strux_pot *pot, const strux_label *truth,
+                    const strux_query *q, strux_label *best)
+{
+    strux_label y;
+    if (strux_label_alloc(&y, truth->n) != STRUX_OK) abort();
+    int64_t n = strux_task_label_count(t, pot);
+    if (n < 0) abort();
+    double v_best = -INFINITY;
+    for (int64_t k = 0; k < n; k++) {
+        if (strux_task_label_at(t, pot, k, &y) != STRUX_OK) abort();
+        double m, g;
+        brute_point(t, pot, truth, &y, &m, &g);
+        if (!admitted(q, &y, m, g)) continue;
+        double v = q->a * m + q->b * g;
+        if (v > v_best) {
+            v_best = v;
+            if (best && strux_label_copy(best, &y) != STRUX_OK) abort();
+        }
+    }
+    strux_label_free(&y);
+    return v_best;
+}
+
+double brute_max_psi(const strux_task *t, const strux_pot *pot, const strux_label *truth,
+                     double (*psi)(double m, double g), strux_label *best)
+{
+    strux_label y;
+    if (strux_label_alloc(&y, truth->n) != STRUX_OK) abort();
+    int64_t n = strux_task_label_count(t, pot);
+    if (n < 0) abort();
+    double v_best = -INFINITY;
+    for (int64_t k = 0; k < n; k++) {
+        if (strux_task_label_at(t, pot, k, &y) != STRUX_OK) abort();
+        double m, g;
+        brute_point(t, pot, truth, &y, &m, &g);
+        double v = psi(m, g);
+        if (v > v_best) {
+            v_best = v;
+            if (best && strux_label_copy(best, &y) != STRUX_OK) abort();
+        }
+    }
+    strux_label_free(&y);
+    return v_best;
+}
+
+void random_potentials(strux_pot *pot, int64_t n, double scale, uint64_t seed)
+{
+    strux_rng r;
+    strux_rng_init(&r, seed, 0, 0);
+    for (int64_t k = 0; k < n; k++) pot->s[k] = scale * strux_rng_normal(&r);
+}

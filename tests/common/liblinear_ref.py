@@ -1,0 +1,81 @@
+#!/usr/bin/python3
+"""tests/common/liblinear_ref.py - LIBLINEAR reference for 1-vs-all multilabel training.
+
+Margin rescaling with Hamming loss on independent labels is exactly one binary hinge SVM per label
+(slack_bicriteria.md §2.4(a)): J(w) = (lam/2)||w||^2 + (1/n) sum_i sum_k max(0, 1 - s_ik w_k.x_i),
+s_ik = +1 if label k is in y_i else -1. LIBLINEAR -s 3 (L2-regularised L1-loss dual CD) minimises
+0.5||w_k||^2 + C sum_i hinge per label, the same problem with C = 1/(lam n); -B 1 appends the
+constant feature strux appends with data.bias = 1 (both regularise it).
+
+usage: liblinear_ref.py TRAIN LAMBDA [TEST]   prints JSON {"objective": J, "hamming_loss": ...}
+"""
+import gzip, json, os, subprocess, sys, tempfile
+import numpy as np
+
+
+def read(path):
+    opener = gzip.open if path.endswith(".gz") else open
+    rows = []
+    with opener(path, "rt") as f:
+        for line in f:
+            line = line.rstrip("\n")
+            toks = line.split()
+            labels = set()
+            if line and not line[0].isspace() and ":" not in toks[0]:
+                labels = {int(t) for t in toks[0].split(",")}
+                toks = toks[1:]
+            feats = [(int(t.split(":")[0]), float(t.split(":")[1])) for t in toks]
+            rows.append((labels, feats))
+    return rows
+
+
+def dense(rows, dim):
+    X = np.zeros((len(rows), dim + 1))
+    for i, (_, feats) in enumerate(rows):
+        for j, v in feats:
+            if j <= dim:
+                X[i, j - 1] = np.float32(v)
+        X[i, dim] = 1.0
+    return X
+
+
+def main():
+    train, lam = sys.argv[1], float(sys.argv[2])
+    test = sys.argv[3] if len(sys.argv) > 3 else None
+    rows = read(train)
+    n = len(rows)
+    dim = max(j for _, f in rows for j, _ in f)
+    L = max(max(l) for l, _ in rows if l) + 1
+    C = 1.0 / (lam * n)
+    W = np.zeros((L, dim + 1))
+    with tempfile.TemporaryDirectory() as tmp:
+        for k in range(L):
+            data = os.path.join(tmp, "d")
+            with open(data, "w") as f:
+                for labels, feats in rows:
+                    f.write(("+1" if k in labels else "-1") + "".join(f" {j}:{v!r}" for j, v in feats) + "\n")
+            model = os.path.join(tmp, "m")
+            subprocess.run(["liblinear-train", "-q", "-s", "3", "-c", repr(C), "-B", "1", "-e", "1e-6",
+                            data, model], check=True)
+            with open(model) as f:
+                lines = f.read().split("\n")
+            first = lines[0]
+            labels_line = next(l for l in lines if l.startswith("label"))
+            sign = 1.0 if labels_line.split()[1] == "1" else -1.0
+            w = np.array([float(x) for x in lines[lines.index("w") + 1:] if x.strip()])
+            W[k, : len(w)] = sign * w
+    X = dense(rows, dim)
+    S = np.array([[1.0 if k in l else -1.0 for k in range(L)] for l, _ in rows])
+    hinge = np.maximum(0, 1 - S * (X @ W.T)).sum() / n
+    out = {"objective": 0.5 * lam * (W ** 2).sum() + hinge, "loss": hinge}
+    if test:
+        trows = read(test)
+        T = dense(trows, dim)
+        P = (T @ W.T) > 0
+        Y = np.array([[k in l for k in range(L)] for l, _ in trows])
+        out["hamming_loss"] = float((P != Y).mean())
+    print(json.dumps(out))
+
+
+if __name__ == "__main__":
+    main()

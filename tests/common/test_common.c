@@ -1,0 +1,75 @@
+/* tests/common/test_common.c - shared unit-test helpers (see test_common.h). */
+#define _XOPEN_SOURCE 700 /* nftw */
+#include "test_common.h"
+
+#include <ftw.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void test_assert_close(double a, double b, double rtol, const char *file, int line)
+{
+    double scale = fmax(1.0, fmax(fabs(a), fabs(b)));
+    if (!(fabs(a - b) <= rtol * scale)) {
+        print_error("%.17g != %.17g (relative tolerance %g)\n", a, b, rtol);
+        _fail(file, line);
+    }
+}
+
+void test_assert_status(strux_status got, strux_status want, const char *needle, const char *file,
+                        int line)
+{
+    if (got != want) {
+        print_error("status %s (want %s): %s\n%s", strux_status_name(got), strux_status_name(want),
+                    strux_error_message(), strux_error_trace());
+        _fail(file, line);
+    }
+    if (needle && !strstr(strux_error_message(), needle)) {
+        print_error("message '%s' does not contain '%s'\n", strux_error_message(), needle);
+        _fail(file, line);
+    }
+}
+
+const char *fixture(const char *name)
+{
+    static char path[4096];
+    const char *root = getenv("STRUX_ROOT");
+    snprintf(path, sizeof path, "%s/tests/fixtures/%s", root ? root : ".", name);
+    return path;
+}
+
+const char *shared_data(const char *rel)
+{
+    static char path[4096];
+    const char *root = getenv("STRUX_DATA");
+    snprintf(path, sizeof path, "%s/%s", root ? root : "../shared/data", rel);
+    return path;
+}
+
+static char tmp_dir[256];
+
+static int remove_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+    (void)sb, (void)flag, (void)ftw;
+    return remove(path);
+}
+
+static void remove_tmpdir(void)
+{
+    nftw(tmp_dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+const char *test_tmpdir(void)
+{
+    char *dir = tmp_dir;
+    if (!dir[0]) {
+        snprintf(dir, sizeof tmp_dir, "/tmp/strux-test-XXXXXX");
+        if (!mkdtemp(dir)) {
+            perror("mkdtemp");
+            exit(1);
+        }
+        atexit(remove_tmpdir);
+    }
+    return dir;
+}

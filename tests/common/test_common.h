@@ -1,0 +1,34 @@
+/* tests/common/test_common.h - helpers shared by the cmocka unit tests: relative float
+ * comparison, fixture paths, and a status assertion that prints the recorded error message. */
+#ifndef STRUX_TEST_COMMON_H
+#define STRUX_TEST_COMMON_H
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "strux/core.h"
+
+/* |a − b| ≤ rtol·max(1, |a|, |b|), with both values printed on failure. */
+#define assert_close(a, b, rtol) test_assert_close((a), (b), (rtol), __FILE__, __LINE__)
+void test_assert_close(double a, double b, double rtol, const char *file, int line);
+
+/* Status must be STRUX_OK; otherwise fail with the recorded message. */
+#define assert_strux_ok(expr) test_assert_status((expr), STRUX_OK, NULL, __FILE__, __LINE__)
+/* Status must equal code and the message must contain needle. */
+#define assert_strux_fails(expr, code, needle)                                                     \
+    test_assert_status((expr), (code), (needle), __FILE__, __LINE__)
+void test_assert_status(strux_status got, strux_status want, const char *needle, const char *file,
+                        int line);
+
+/* Path of a file under tests/fixtures (static buffer). */
+const char *fixture(const char *name);
+/* Path of a file under ../shared/data (static buffer); honours $STRUX_DATA. */
+const char *shared_data(const char *rel);
+/* A fresh temporary directory for this process (created once). */
+const char *test_tmpdir(void);
+
+#endif

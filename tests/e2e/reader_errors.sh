@@ -1,0 +1,57 @@
+# tests/e2e/reader_errors.sh - every bad-input case through `strux train` under mpirun -np 2:
+# the message names the file and line, every rank exits with status 3 (input error), and no model
+# or metrics file is left behind.
+. tests/common/tap.sh
+F=tests/fixtures
+printf '[data]\ntrain = %s\n[output]\nmodel = %s/model.h5\nmetrics = %s/m.jsonl\n' \
+    /dev/null "$WORK" "$WORK" >"$WORK/base.ini"
+
+case_() { # file pattern [extra --set]
+    local file=$1 pattern=$2
+    shift 2
+    rm -f "$WORK/model.h5" "$WORK"/model.h5.tmp.* "$WORK/m.jsonl"
+    expect_fail 3 "$pattern" "$file: $pattern" -- \
+        timeout 60 $MPIRUN -np 2 "$STRUX" train "$WORK/base.ini" --set "data.train=$F/$file" "$@"
+    [ ! -e "$WORK/model.h5" ] && ! ls "$WORK"/model.h5.tmp.* >/dev/null 2>&1
+    ok $? "$file: no model file left behind"
+}
+
+case_ bad_token.svm "bad_token.svm:2: malformed value in feature '3:abc'"
+case_ bad_index_zero.svm "bad_index_zero.svm:2: feature index 0 in '0:1.0' must be >= 1"
+case_ bad_index_negative.svm "bad_index_negative.svm:1: feature index -2"
+case_ bad_order.svm "bad_order.svm:3: feature index 2 after 3; indices must ascend"
+case_ bad_duplicate.svm "bad_duplicate.svm:1: duplicate feature index 2"
+case_ bad_nan.svm "bad_nan.svm:2: feature 2 has a non-finite value 'nan'"
+case_ bad_inf.svm "bad_inf.svm:2: feature 2 has a non-finite value '-inf'"
+case_ empty.svm "empty.svm: no examples"
+case_ bad_label.svm "bad_label.svm:2: malformed label list 'a,b'"
+case_ bad_label_range.svm "bad_label_range.svm:3: label 5 is out of range: the label count is 2"
+case_ bad_header_count.svm "bad_header_count.svm:1: header announces 3 examples"
+case_ no-such-file.svm "no-such-file.svm: cannot open for reading"
+case_ good.svm "good.svm:1: label 2 is out of range: the label count is 2" --set data.n_labels=2
+
+# more ranks than examples: an error, not a hang
+rm -f "$WORK/model.h5"
+expect_fail 3 "2 examples cannot be shared by 4 ranks" "4 ranks on 2 examples: clear error" -- \
+    timeout 60 $MPIRUN -np 4 "$STRUX" train "$WORK/base.ini" --set "data.train=$F/two_rows.svm"
+
+# a label beyond the model's label count in held-out data is an error; features beyond it are not
+cat >"$WORK/train.ini" <<INI
+[data]
+train = $F/good.svm
+bias = 0
+[solver]
+epochs = 2
+[output]
+model = $WORK/small.h5
+INI
+expect_ok "train on a 3-label fixture" -- "$STRUX" train "$WORK/train.ini" --quiet
+printf '0 1:1 9:2 12:1\n1 2:1\n' >"$WORK/wide.svm"
+expect_ok "held-out features above the model's dimension are ignored" -- \
+    "$STRUX" eval --model "$WORK/small.h5" --data "$WORK/wide.svm"
+grep -q "2 feature entries have an index above the model's 7 features and were ignored" "$WORK/err"
+ok $? "the ignored features are counted in the log"
+printf '0 1:1\n3 2:1\n' >"$WORK/badlab.svm"
+expect_fail 3 "badlab.svm:2: label 3 is out of range: the label count is 3" \
+    "held-out label above the label count is an error" -- \
+    $MPIRUN -np 2 "$STRUX" eval --model "$WORK/small.h5" --data "$WORK/badlab.svm"

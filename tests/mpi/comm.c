@@ -1,0 +1,89 @@
+/* tests/mpi/comm.c - the dist layer under mpirun (run by tests/mpi/comm.sh at -np 1, 2, 4):
+ * collectives against closed forms, and the error agreement: one rank's failure reaches every
+ * rank with that rank's status and message. Rank 0 prints TAP lines for the whole job. */
+#include "strux/comm.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static int n_test;
+
+/* Every rank's verdict is combined: the check passes only if it passed everywhere. */
+static void check(strux_comm *c, int ok, const char *what)
+{
+    double bad = !ok;
+    strux_comm_allreduce_max(c, &bad, 1);
+    n_test++;
+    if (strux_comm_rank(c) == 0)
+        printf("%sok %d - np %d: %s\n", bad ? "not " : "", n_test, strux_comm_size(c), what);
+}
+
+int main(int argc, char **argv)
+{
+    strux_comm *c;
+    if (strux_comm_init(&argc, &argv, &c) != STRUX_OK) return 1;
+    int rank = strux_comm_rank(c), size = strux_comm_size(c);
+
+    double v[3] = {rank, 1.0, -rank * 0.5};
+    strux_status st = strux_comm_allreduce_sum(c, v, 3);
+    double n = size;
+    check(c, st == STRUX_OK && v[0] == n * (n - 1) / 2 && v[1] == n && v[2] == -n * (n - 1) / 4,
+          "allreduce_sum");
+
+    int64_t iv[2] = {rank + 1, (int64_t)1 << 40};
+    st = strux_comm_allreduce_sum_i64(c, iv, 2);
+    check(c, st == STRUX_OK && iv[0] == (int64_t)size * (size + 1) / 2 &&
+                 iv[1] == (int64_t)size << 40,
+          "allreduce_sum_i64");
+
+    double mx = rank == size - 1 ? 7.5 : -1;
+    st = strux_comm_allreduce_max(c, &mx, 1);
+    check(c, st == STRUX_OK && mx == 7.5, "allreduce_max");
+
+    char word[16] = "";
+    if (rank == 0) snprintf(word, sizeof word, "hello");
+    st = strux_comm_bcast(c, word, sizeof word, 0);
+    check(c, st == STRUX_OK && strcmp(word, "hello") == 0, "bcast");
+
+    char mine[16];
+    snprintf(mine, sizeof mine, "r%d;", rank);
+    void *all = NULL;
+    size_t n_all = 0;
+    st = strux_comm_gather_bytes(c, mine, strlen(mine), 0, &all, &n_all);
+    char want[128] = "";
+    for (int r = 0; r < size; r++) snprintf(want + strlen(want), sizeof want - strlen(want), "r%d;", r);
+    int gathered = rank == 0 ? n_all == strlen(want) && memcmp(all, want, n_all) == 0
+                             : all == NULL && n_all == 0;
+    check(c, st == STRUX_OK && gathered, "gather_bytes in rank order");
+    strux_free(&all);
+
+    st = strux_comm_agree(c, STRUX_OK);
+    check(c, st == STRUX_OK, "agree: all succeed");
+
+    /* the last rank fails; every rank must return its status and message */
+    strux_status local = STRUX_OK;
+    if (rank == size - 1)
+        local = strux_error_set(STRUX_ERR_INPUT, __FILE__, __LINE__, __func__,
+                                "data.svm:3: boom on rank %d", rank);
+    st = strux_comm_agree(c, local);
+    char expect[128];
+    if (rank == size - 1 || size == 1)
+        snprintf(expect, sizeof expect, "data.svm:3: boom on rank %d", size - 1);
+    else
+        snprintf(expect, sizeof expect, "rank %d: data.svm:3: boom on rank %d", size - 1,
+                 size - 1);
+    check(c, st == STRUX_ERR_INPUT && strcmp(strux_error_message(), expect) == 0,
+          "agree: one rank's failure reaches every rank");
+
+    /* two ranks fail: the lowest failing rank wins */
+    local = STRUX_OK;
+    if (rank >= size / 2)
+        local = strux_error_set(rank == size / 2 ? STRUX_ERR_IO : STRUX_ERR_NUMERIC, __FILE__,
+                                __LINE__, __func__, "failure %d", rank);
+    st = strux_comm_agree(c, local);
+    check(c, st == STRUX_ERR_IO && strstr(strux_error_message(), "failure"),
+          "agree: lowest failing rank wins");
+    check(c, strux_comm_seconds(c) >= 0, "communication time is counted");
+    strux_comm_finalize(&c);
+    return 0;
+}
