@@ -33,6 +33,7 @@ MPI_SRC := $(wildcard tests/mpi/*.c)
 MPI_BIN := $(MPI_SRC:tests/mpi/%.c=$(BUILD)/tests/mpi_%)
 
 .PHONY: all demo check bench install clean deps FORCE
+.SECONDARY:
 all: $(BIN) $(LIB)
 
 # Toolchain and library flags, found after the packages are installed; make re-reads this file.

@@ -36,6 +36,11 @@ strux_status strux_solver_create(const strux_solver_options *opt, strux_task *t,
                                  strux_solver **out);
 void strux_solver_destroy(strux_solver **s);
 const char *strux_solver_name(const strux_solver *s);
+/* Progress within an epoch: fn(ctx, done, total) after each step, with examples processed so far
+ * (globally) out of total. Called on every rank; for progress bars and time estimates. */
+typedef void (*strux_progress_fn)(void *ctx, int64_t done, int64_t total);
+void strux_solver_set_progress(strux_solver *s, strux_progress_fn fn, void *ctx);
+
 /* One pass over the data; afterwards m holds the solver's current answer. Collective. */
 strux_status strux_solver_epoch(strux_solver *s);
 /* Primal (and dual, gap) at the current model. Collective. */

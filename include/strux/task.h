@@ -13,14 +13,20 @@
 typedef struct strux_task strux_task;
 
 /* A label: one state per part (label k of a multilabel output, token of a chain, the one part of
- * a multiclass output). Multilabel states are 0/1. Allocated once per solver, reused per example. */
+ * a multiclass output). Multilabel states are 0/1. Tasks whose oracle is an LP relaxation also
+ * return fractional marginals mu (task-defined layout; n_mu = 0 for an integral label), and then
+ * y holds their rounding. Allocated once per solver, reused per example. */
 typedef struct strux_label {
-    int32_t n;   /* parts in use */
-    int32_t cap; /* capacity of y */
-    int32_t *y;  /* state of each part */
+    int32_t n;      /* parts in use */
+    int32_t cap;    /* capacity of y */
+    int32_t *y;     /* state of each part */
+    int64_t n_mu;   /* fractional marginals in use (0: integral) */
+    int64_t mu_cap; /* capacity of mu */
+    double *mu;     /* marginals, or NULL when the task has none */
 } strux_label;
 
-strux_status strux_label_alloc(strux_label *y, int32_t cap);
+/* Room for cap parts and mu_cap marginals (mu_cap may be 0). */
+strux_status strux_label_alloc(strux_label *y, int32_t cap, int64_t mu_cap);
 void strux_label_free(strux_label *y);
 strux_status strux_label_copy(strux_label *dst, const strux_label *src); /* dst->cap ≥ src->n */
 int strux_label_equal(const strux_label *a, const strux_label *b);
@@ -37,7 +43,9 @@ typedef struct strux_pot {
 
 /* A query to the oracle (slack_bicriteria.md §2.1-2.3). */
 typedef struct strux_query {
-    double a, b;        /* maximise a·m(y) + b·g(y); a, b ≥ 0, not both 0 */
+    double a, b;        /* maximise a·m(y) + b·g(y) + c·|y|; a, b ≥ 0, not both 0 */
+    double c;           /* weight of the label size |y| (any sign; 0 unless the Micro-F1
+                           surrogate asks, §1.6: h = H + m, g = −(|y| + |y_i|)) */
     int wedge;          /* nonzero: only labels with beta·h ≤ g ≤ alpha·h, h = m + h_shift (§2.2) */
     double alpha, beta; /* slope bounds, alpha ≥ beta ≥ 0; alpha may be INFINITY */
     double h_shift;     /* 1 in the chapter-4 convention h = 1 + m */
@@ -49,9 +57,10 @@ typedef struct strux_query {
 
 /* The oracle's answer: the label is written to the caller's strux_label. */
 typedef struct strux_answer {
-    int found; /* 0 only when a wedge or ban list leaves no label */
-    double m;  /* margin error f(y) − f(y_i) */
-    double g;  /* loss L(y, y_i) */
+    int found;   /* 0 only when a wedge or ban list leaves no label */
+    double m;    /* margin error f(y) − f(y_i) */
+    double g;    /* loss L(y, y_i) */
+    double size; /* |y|: labels on (multilabel), non-outside tokens (chain), per task */
 } strux_answer;
 
 /* Direction query (a, b) with nothing else set. */
@@ -80,7 +89,8 @@ strux_status strux_task_check(strux_task *t, const strux_dataset *ds);
 /* Weight layout for data with dim feature columns. */
 strux_status strux_task_model_shape(const strux_task *t, const strux_dataset *ds, int32_t *n_rows,
                                     int64_t *n_extra);
-/* A label buffer and a potentials buffer large enough for every example of ds. */
+/* A label buffer (with marginals if the task has them) and a potentials buffer large enough for
+ * every example of ds. */
 strux_status strux_task_label_alloc(const strux_task *t, const strux_dataset *ds, strux_label *y);
 strux_status strux_task_pot_alloc(const strux_task *t, const strux_dataset *ds, strux_pot *pot);
 void strux_pot_free(strux_pot *pot);
@@ -93,6 +103,8 @@ strux_status strux_task_truth(const strux_task *t, const strux_dataset *ds, int6
 strux_status strux_task_oracle(strux_task *t, const strux_pot *pot, const strux_label *truth,
                                const strux_query *q, strux_label *y, strux_answer *ans);
 double strux_task_loss(const strux_task *t, const strux_label *y, const strux_label *truth);
+/* |y| as the oracle's c term counts it. */
+double strux_task_size(const strux_task *t, const strux_label *y);
 /* f(y) under the potentials. */
 double strux_task_score(const strux_task *t, const strux_pot *pot, const strux_label *y);
 strux_status strux_task_predict(const strux_task *t, const strux_pot *pot, strux_label *y);

@@ -74,6 +74,7 @@ static strux_status sgd_epoch(strux_solver *s)
         strux_scal(n_w, 1.0 - eta * lambda, d->w->w);
         strux_axpy(n_w, -eta / (double)(b1 - b0), d->G, d->w->w);
         steps++;
+        strux_solver_progress(s, b1, n);
         if (s->opt.average) /* running mean of this epoch's iterates */
             for (int64_t k = 0; k < n_w; k++)
                 s->model->w[k] += (d->w->w[k] - s->model->w[k]) / (double)steps;

@@ -58,6 +58,12 @@ const char *strux_solver_name(const strux_solver *s)
     return s->type_name;
 }
 
+void strux_solver_set_progress(strux_solver *s, strux_progress_fn fn, void *ctx)
+{
+    s->progress = fn;
+    s->progress_ctx = ctx;
+}
+
 strux_status strux_solver_epoch(strux_solver *s)
 {
     STRUX_TRY(s->ops->epoch(s));

@@ -22,8 +22,16 @@ struct strux_solver {
     strux_model *model;        /* borrowed: the answer */
     strux_comm *comm;          /* borrowed */
     int64_t epoch;             /* epochs completed */
+    strux_progress_fn progress; /* NULL, or called after each step */
+    void *progress_ctx;
     void *data;                /* implementation state, owned */
 };
+
+/* Report done of total examples processed in this epoch (see strux_solver_set_progress). */
+static inline void strux_solver_progress(const strux_solver *s, int64_t done, int64_t total)
+{
+    if (s->progress) s->progress(s->progress_ctx, done, total);
+}
 
 typedef struct strux_solver_entry {
     const char *name;

@@ -33,11 +33,12 @@ static strux_status ml_model_shape(const strux_task *t, const strux_dataset *ds,
 }
 
 static strux_status ml_sizes(const strux_task *t, const strux_dataset *ds, int32_t *max_parts,
-                             int64_t *max_pot)
+                             int64_t *max_pot, int64_t *max_mu)
 {
     (void)t;
     *max_parts = ds->n_labels;
     *max_pot = ds->n_labels;
+    *max_mu = 0;
     return STRUX_OK;
 }
 
@@ -60,6 +61,7 @@ static strux_status ml_truth(const strux_task *t, const strux_dataset *ds, int64
                              strux_label *y)
 {
     y->n = t->n_labels;
+    y->n_mu = 0;
     memset(y->y, 0, (size_t)y->n * sizeof *y->y);
     for (int64_t p = ds->y_ptr[i]; p < ds->y_ptr[i + 1]; p++) y->y[ds->y_idx[p]] = 1;
     return STRUX_OK;
@@ -73,6 +75,14 @@ static double ml_loss(const strux_task *t, const strux_label *y, const strux_lab
     return e;
 }
 
+static double ml_size(const strux_task *t, const strux_label *y)
+{
+    (void)t;
+    double n = 0;
+    for (int32_t k = 0; k < y->n; k++) n += y->y[k];
+    return n;
+}
+
 static double ml_score(const strux_task *t, const strux_pot *pot, const strux_label *y)
 {
     (void)t;
@@ -82,8 +92,9 @@ static double ml_score(const strux_task *t, const strux_pot *pot, const strux_la
     return f;
 }
 
-/* argmax_y a·m(y) + b·L(y, y_i): label k leaves the truth iff a·gain_k + b > 0, with
- * gain_k = s_k·(1 − 2y_ik) the margin change of the flip; ties keep the truth. */
+/* argmax_y a·m(y) + b·L(y, y_i) + c·|y|: label k leaves the truth iff
+ * a·gain_k + b + c·(1 − 2y_ik) > 0, with gain_k = s_k·(1 − 2y_ik) the margin change of the flip;
+ * ties keep the truth. */
 static strux_status ml_oracle(const strux_task *t, const strux_pot *pot, const strux_label *truth,
                               const strux_query *q, strux_label *y, strux_answer *ans)
 {
@@ -91,27 +102,32 @@ static strux_status ml_oracle(const strux_task *t, const strux_pot *pot, const s
         return strux_error_set(STRUX_ERR_UNSUPPORTED, __FILE__, __LINE__, __func__,
                                "task '%s' does not support constrained or banned oracle queries",
                                t->type_name);
-    double m = 0, g = 0;
+    double m = 0, g = 0, size = 0;
     y->n = t->n_labels;
+    y->n_mu = 0;
     for (int32_t k = 0; k < y->n; k++) {
         int yt = truth->y[k];
-        double gain = yt ? -pot->s[k] : pot->s[k];
-        int flip = q->a * gain + q->b > 0;
+        double sign = yt ? -1.0 : 1.0;
+        double gain = sign * pot->s[k];
+        int flip = q->a * gain + q->b + q->c * sign > 0;
         y->y[k] = flip ? !yt : yt;
         if (flip) {
             m += gain;
             g += 1;
         }
+        size += y->y[k];
     }
     ans->found = 1;
     ans->m = m;
     ans->g = g;
+    ans->size = size;
     return STRUX_OK;
 }
 
 static strux_status ml_predict(const strux_task *t, const strux_pot *pot, strux_label *y)
 {
     y->n = t->n_labels;
+    y->n_mu = 0;
     for (int32_t k = 0; k < y->n; k++) y->y[k] = pot->s[k] > 0;
     return STRUX_OK;
 }
@@ -217,6 +233,7 @@ static strux_status ml_label_at(const strux_task *t, const strux_pot *pot, int64
 {
     (void)pot;
     y->n = t->n_labels;
+    y->n_mu = 0;
     for (int32_t k = 0; k < y->n; k++) y->y[k] = (int32_t)((index >> k) & 1);
     return STRUX_OK;
 }
@@ -229,6 +246,7 @@ static const struct strux_task_ops multilabel_ops = {
     .truth = ml_truth,
     .oracle = ml_oracle,
     .loss = ml_loss,
+    .size = ml_size,
     .score = ml_score,
     .predict = ml_predict,
     .add_feature = ml_add_feature,

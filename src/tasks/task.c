@@ -73,16 +73,16 @@ strux_status strux_task_model_shape(const strux_task *t, const strux_dataset *ds
 strux_status strux_task_label_alloc(const strux_task *t, const strux_dataset *ds, strux_label *y)
 {
     int32_t parts;
-    int64_t pot;
-    STRUX_TRY(t->ops->sizes(t, ds, &parts, &pot));
-    return strux_label_alloc(y, parts);
+    int64_t pot, mu;
+    STRUX_TRY(t->ops->sizes(t, ds, &parts, &pot, &mu));
+    return strux_label_alloc(y, parts, mu);
 }
 
 strux_status strux_task_pot_alloc(const strux_task *t, const strux_dataset *ds, strux_pot *pot)
 {
     int32_t parts;
-    int64_t n;
-    STRUX_TRY(t->ops->sizes(t, ds, &parts, &n));
+    int64_t n, mu;
+    STRUX_TRY(t->ops->sizes(t, ds, &parts, &n, &mu));
     *pot = (strux_pot){0};
     STRUX_TRY(strux_alloc_array(&pot->s, (size_t)(n > 0 ? n : 1), sizeof *pot->s));
     pot->cap = n;
@@ -123,6 +123,11 @@ strux_status strux_task_oracle(strux_task *t, const strux_pot *pot, const strux_
 double strux_task_loss(const strux_task *t, const strux_label *y, const strux_label *truth)
 {
     return t->ops->loss(t, y, truth);
+}
+
+double strux_task_size(const strux_task *t, const strux_label *y)
+{
+    return t->ops->size(t, y);
 }
 
 double strux_task_score(const strux_task *t, const strux_pot *pot, const strux_label *y)

@@ -10,15 +10,16 @@ struct strux_task_ops {
     strux_status (*check)(strux_task *t, const strux_dataset *ds);
     strux_status (*model_shape)(const strux_task *t, const strux_dataset *ds, int32_t *n_rows,
                                 int64_t *n_extra);
-    /* largest number of parts and of potential doubles over the examples of ds */
+    /* largest number of parts, potential doubles and label marginals over the examples of ds */
     strux_status (*sizes)(const strux_task *t, const strux_dataset *ds, int32_t *max_parts,
-                          int64_t *max_pot);
+                          int64_t *max_pot, int64_t *max_mu);
     strux_status (*potentials)(const strux_task *t, const strux_model *m, const strux_dataset *ds,
                                int64_t i, strux_pot *pot);
     strux_status (*truth)(const strux_task *t, const strux_dataset *ds, int64_t i, strux_label *y);
     strux_status (*oracle)(const strux_task *t, const strux_pot *pot, const strux_label *truth,
                            const strux_query *q, strux_label *y, strux_answer *ans);
     double (*loss)(const strux_task *t, const strux_label *y, const strux_label *truth);
+    double (*size)(const strux_task *t, const strux_label *y);
     double (*score)(const strux_task *t, const strux_pot *pot, const strux_label *y);
     strux_status (*predict)(const strux_task *t, const strux_pot *pot, strux_label *y);
     strux_status (*add_feature)(const strux_task *t, const strux_dataset *ds, int64_t i,

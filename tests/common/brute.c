@@ -26,7 +26,7 @@ double brute_oracle(const strux_task *t, const strux_pot *pot, const strux_label
                     const strux_query *q, strux_label *best)
 {
     strux_label y;
-    if (strux_label_alloc(&y, truth->n) != STRUX_OK) abort();
+    if (strux_label_alloc(&y, truth->cap, truth->mu_cap) != STRUX_OK) abort();
     int64_t n = strux_task_label_count(t, pot);
     if (n < 0) abort();
     double v_best = -INFINITY;
@@ -35,7 +35,7 @@ double brute_oracle(const strux_task *t, const strux_pot *pot, const strux_label
         double m, g;
         brute_point(t, pot, truth, &y, &m, &g);
         if (!admitted(q, &y, m, g)) continue;
-        double v = q->a * m + q->b * g;
+        double v = q->a * m + q->b * g + q->c * strux_task_size(t, &y);
         if (v > v_best) {
             v_best = v;
             if (best && strux_label_copy(best, &y) != STRUX_OK) abort();
@@ -49,7 +49,7 @@ double brute_max_psi(const strux_task *t, const strux_pot *pot, const strux_labe
                      double (*psi)(double m, double g), strux_label *best)
 {
     strux_label y;
-    if (strux_label_alloc(&y, truth->n) != STRUX_OK) abort();
+    if (strux_label_alloc(&y, truth->cap, truth->mu_cap) != STRUX_OK) abort();
     int64_t n = strux_task_label_count(t, pot);
     if (n < 0) abort();
     double v_best = -INFINITY;

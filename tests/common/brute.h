@@ -8,7 +8,7 @@
 /* Raw pair (m, g) of label y for the example of pot. */
 void brute_point(const strux_task *t, const strux_pot *pot, const strux_label *truth,
                  const strux_label *y, double *m, double *g);
-/* Best value of a·m + b·g over all labels admitted by q (wedge and ban list), or -INFINITY when
+/* Best value of a·m + b·g + c·|y| over all labels admitted by q (wedge and ban list), or -INFINITY when
  * none is admitted; the maximiser is copied into best if non-NULL. */
 double brute_oracle(const strux_task *t, const strux_pot *pot, const strux_label *truth,
                     const strux_query *q, strux_label *best);

@@ -54,7 +54,8 @@ static void test_oracle_matches_enumeration(void **state)
     assert_strux_ok(strux_task_label_alloc(f->t, f->ds, &truth));
     assert_strux_ok(strux_task_label_alloc(f->t, f->ds, &y));
     assert_strux_ok(strux_task_label_alloc(f->t, f->ds, &best));
-    const double dirs[][2] = {{1, 1}, {1, 0}, {1, 0.3}, {1, 7}, {1e-9, 1}, {0.5, 2}};
+    const double dirs[][3] = {{1, 1, 0},    {1, 0, 0},  {1, 0.3, 0},   {1, 7, 0},
+                              {1e-9, 1, 0}, {0.5, 2, 0}, {1, 1, -0.4}, {1, 1, 2.5}};
     strux_model *m;
     assert_strux_ok(strux_model_create(14, f->ds->dim, 0, &m));
     for (int i = 0; i < 40; i++) {
@@ -64,18 +65,20 @@ static void test_oracle_matches_enumeration(void **state)
         assert_strux_ok(strux_task_truth(f->t, f->ds, i, &truth));
         for (size_t d = 0; d < sizeof dirs / sizeof *dirs; d++) {
             strux_query q = strux_query_dir(dirs[d][0], dirs[d][1]);
+            q.c = dirs[d][2];
             strux_answer a;
             assert_strux_ok(strux_task_oracle(f->t, &pot, &truth, &q, &y, &a));
             double want = brute_oracle(f->t, &pot, &truth, &q, &best);
             assert_true(a.found);
-            assert_close(q.a * a.m + q.b * a.g, want, 1e-12);
+            assert_close(q.a * a.m + q.b * a.g + q.c * a.size, want, 1e-12);
+            assert_close(a.size, strux_task_size(f->t, &y), 0);
             double m2, g2;
             brute_point(f->t, &pot, &truth, &y, &m2, &g2);
             assert_close(a.m, m2, 1e-12); /* the reported pair is the label's */
             assert_close(a.g, g2, 0);
         }
     }
-    assert_int_equal(strux_task_oracle_calls(f->t), 40 * 6);
+    assert_int_equal(strux_task_oracle_calls(f->t), 40 * 8);
     strux_model_destroy(&m);
     strux_pot_free(&pot);
     strux_label_free(&truth);
@@ -136,8 +139,8 @@ static void test_metrics_by_hand(void **state)
     strux_dataset ds = {.n_labels = 3, .path = "x"};
     assert_strux_ok(strux_task_check(t, &ds));
     strux_label p, r;
-    assert_strux_ok(strux_label_alloc(&p, 3));
-    assert_strux_ok(strux_label_alloc(&r, 3));
+    assert_strux_ok(strux_label_alloc(&p, 3, 0));
+    assert_strux_ok(strux_label_alloc(&r, 3, 0));
     double acc[4 + 9] = {0};
     /* ex 1: pred {0,1} truth {0,2}: tp 1 fp 1 fn 1; ex 2: pred {} truth {}: exact */
     set_label(&p, 3, (int[]){1, 1, 0});
