@@ -237,9 +237,13 @@ strux_status h5_read_str_array(hid_t loc, const char *name, char ***out, int64_t
                 (unsigned long long)dims[0], (long long)n);
     char **raw = NULL;
     STRUX_TRY(strux_alloc_array(&raw, (size_t)n, sizeof *raw));
-    STRUX_TRY(strux_alloc_array(out, (size_t)n, sizeof **out));
+    strux_status st = strux_alloc_array(out, (size_t)n, sizeof **out);
+    if (st != STRUX_OK) {
+        strux_free(&raw);
+        return st;
+    }
     hid_t t = vlen_str_type();
-    strux_status st = h5_read(loc, name, t, 0, -1, raw, file);
+    st = h5_read(loc, name, t, 0, -1, raw, file);
     for (int64_t k = 0; k < n; k++) {
         if (st == STRUX_OK && raw[k] && raw[k][0]) st = strux_strdup(&(*out)[k], raw[k]);
         if (raw[k]) H5free_memory(raw[k]);

@@ -188,6 +188,29 @@ static void test_label_names(void **state)
                        STRUX_ERR_INPUT, "labels.txt:6: label id 5 is not below the label count 5");
 }
 
+/* Every allocation of a read fails in turn: the reader reports STRUX_ERR_NOMEM and frees all it
+ * took (STYLE.md §10 fault injection). */
+static void test_allocation_failures_do_not_leak(void **state)
+{
+    (void)state;
+    strux_read_options o = {.rank = 1, .n_ranks = 2, .bias = 1};
+    strux_dataset *ds = NULL;
+    int64_t before = strux_alloc_calls();
+    assert_strux_ok(strux_dataset_read_libsvm(fixture("good.svm.gz"), &o, &ds));
+    int64_t calls = strux_alloc_calls() - before;
+    strux_dataset_destroy(&ds);
+    assert_true(calls > 5);
+    for (int64_t n = 0; n < calls; n++) {
+        size_t bytes = strux_alloc_bytes();
+        strux_alloc_fail_after(n);
+        assert_strux_fails(strux_dataset_read_libsvm(fixture("good.svm.gz"), &o, &ds),
+                           STRUX_ERR_NOMEM, "out of memory");
+        assert_null(ds);
+        assert_int_equal(strux_alloc_bytes(), bytes);
+    }
+    strux_alloc_fail_after(-1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -197,6 +220,7 @@ int main(void)
         cmocka_unit_test(test_shards_cover_and_balance),
         cmocka_unit_test(test_shard_range_edge_cases),
         cmocka_unit_test(test_label_names),
+        cmocka_unit_test(test_allocation_failures_do_not_leak),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -138,12 +138,47 @@ static void test_metrics_log(void **state)
                        "cannot open the metrics log");
 }
 
+/* Model loading with each allocation failing in turn: NOMEM, nothing leaked, no model returned. */
+static void test_model_load_allocation_failures(void **state)
+{
+    (void)state;
+    strux_model *m, *back = NULL;
+    assert_strux_ok(strux_model_create(2, 3, 1, &m));
+    strux_model_info in = {0}, out = {0};
+    assert_strux_ok(strux_strdup(&in.config, "[task]\ntype = multilabel\n"));
+    in.n_labels = 2;
+    assert_strux_ok(strux_alloc_array(&in.label_names, 2, sizeof *in.label_names));
+    assert_strux_ok(strux_strdup(&in.label_names[1], "b"));
+    const char *cols[] = {"epoch", NULL};
+    assert_strux_ok(strux_curve_init(&in.curve, cols));
+    assert_strux_ok(strux_curve_append(&in.curve, (double[]){1}));
+    char path[512];
+    snprintf(path, sizeof path, "%s/f.h5", test_tmpdir());
+    assert_strux_ok(strux_io_model_save(path, m, &in));
+    int64_t before = strux_alloc_calls();
+    assert_strux_ok(strux_io_model_load(path, &back, &out));
+    int64_t calls = strux_alloc_calls() - before;
+    strux_model_destroy(&back);
+    strux_model_info_free(&out);
+    for (int64_t n = 0; n < calls; n++) {
+        size_t bytes = strux_alloc_bytes();
+        strux_alloc_fail_after(n);
+        assert_strux_fails(strux_io_model_load(path, &back, &out), STRUX_ERR_NOMEM, "out of memory");
+        assert_null(back);
+        assert_int_equal(strux_alloc_bytes(), bytes);
+    }
+    strux_alloc_fail_after(-1);
+    strux_model_destroy(&m);
+    strux_model_info_free(&in);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_model_round_trip),
         cmocka_unit_test(test_dataset_container),
         cmocka_unit_test(test_metrics_log),
+        cmocka_unit_test(test_model_load_allocation_failures),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
