@@ -34,29 +34,22 @@ static strux_status write_csr(hid_t f, const char *group, const int64_t *ptr, in
     return st;
 }
 
+static strux_status write_dataset(hid_t f, const char *path, const void *ctx)
+{
+    const strux_dataset *ds = ctx;
+    STRUX_TRY(h5_attr_str(f, "format", DATA_FORMAT, path));
+    STRUX_TRY(h5_attr_i64(f, "n_rows", ds->n_global, path));
+    STRUX_TRY(h5_attr_i64(f, "dim", ds->dim, path));
+    STRUX_TRY(h5_attr_i64(f, "n_labels", ds->n_labels, path));
+    STRUX_TRY(write_csr(f, "X", ds->x.ptr, ds->n_local, ds->x.col, ds->x.val, path));
+    return write_csr(f, "Y", ds->y_ptr, ds->n_local, ds->y_idx, NULL, path);
+}
+
 strux_status strux_io_dataset_save(const char *path, const strux_dataset *ds)
 {
     STRUX_CHECK(ds->n_local == ds->n_global && ds->bias_col < 0 && !ds->ex_ptr,
                 STRUX_ERR_INTERNAL, "convert needs every row, without bias, one row per example");
-    char tmp[4200];
-    strux_io_temp_name(path, tmp, sizeof tmp);
-    h5_quiet();
-    hid_t f = H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
-    STRUX_CHECK(f >= 0, STRUX_ERR_IO, "%s: cannot create", path);
-    strux_status st = h5_attr_str(f, "format", DATA_FORMAT, path);
-    if (st == STRUX_OK) st = h5_attr_i64(f, "n_rows", ds->n_global, path);
-    if (st == STRUX_OK) st = h5_attr_i64(f, "dim", ds->dim, path);
-    if (st == STRUX_OK) st = h5_attr_i64(f, "n_labels", ds->n_labels, path);
-    if (st == STRUX_OK)
-        st = write_csr(f, "X", ds->x.ptr, ds->n_local, ds->x.col, ds->x.val, path);
-    if (st == STRUX_OK) st = write_csr(f, "Y", ds->y_ptr, ds->n_local, ds->y_idx, NULL, path);
-    if (H5Fclose(f) < 0 && st == STRUX_OK)
-        st = strux_error_set(STRUX_ERR_IO, __FILE__, __LINE__, __func__, "%s: close failed", path);
-    if (st != STRUX_OK) {
-        remove(tmp);
-        return strux_error_frame(st, __FILE__, __LINE__, __func__);
-    }
-    return strux_io_commit(tmp, path);
+    return h5_create_atomic(path, write_dataset, ds);
 }
 
 /* Offsets must start at 0, never decrease, and end at the length of the index array. */

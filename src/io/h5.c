@@ -2,6 +2,7 @@
  * STRUX_ERR_IO naming the file and the object. */
 #include "h5.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,6 +13,24 @@
 void h5_quiet(void)
 {
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+}
+
+strux_status h5_create_atomic(const char *path, h5_body_fn body, const void *ctx)
+{
+    char tmp[4200];
+    strux_io_temp_name(path, tmp, sizeof tmp);
+    h5_quiet();
+    hid_t f = H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    STRUX_CHECK(f >= 0, STRUX_ERR_IO,
+                "%s: cannot create the file (is the directory there and writable?)", path);
+    strux_status st = body(f, path, ctx);
+    if (H5Fclose(f) < 0 && st == STRUX_OK)
+        st = strux_error_set(STRUX_ERR_IO, __FILE__, __LINE__, __func__, "%s: close failed", path);
+    if (st != STRUX_OK) {
+        remove(tmp);
+        return strux_error_frame(st, __FILE__, __LINE__, __func__);
+    }
+    return strux_io_commit(tmp, path);
 }
 
 static hid_t vlen_str_type(void)

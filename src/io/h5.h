@@ -11,6 +11,11 @@
 /* Silence HDF5's own error printing (strux reports its own messages). */
 void h5_quiet(void);
 
+/* Create an HDF5 file atomically: body(f, path, ctx) fills a file created under a temporary name
+ * in path's directory, which is renamed to path on success and removed on any failure. */
+typedef strux_status (*h5_body_fn)(hid_t f, const char *path, const void *ctx);
+strux_status h5_create_atomic(const char *path, h5_body_fn body, const void *ctx);
+
 strux_status h5_attr_str(hid_t loc, const char *name, const char *value, const char *file);
 strux_status h5_attr_i64(hid_t loc, const char *name, int64_t value, const char *file);
 strux_status h5_attr_f64(hid_t loc, const char *name, double value, const char *file);

@@ -63,23 +63,22 @@ static strux_status write_body(hid_t f, const char *path, const strux_model *m,
     return st;
 }
 
+typedef struct model_and_info {
+    const strux_model *m;
+    const strux_model_info *info;
+} model_and_info;
+
+static strux_status write_model(hid_t f, const char *path, const void *ctx)
+{
+    const model_and_info *mi = ctx;
+    return write_body(f, path, mi->m, mi->info);
+}
+
 strux_status strux_io_model_save(const char *path, const strux_model *m,
                                  const strux_model_info *info)
 {
-    char tmp[4200];
-    strux_io_temp_name(path, tmp, sizeof tmp);
-    h5_quiet();
-    hid_t f = H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
-    STRUX_CHECK(f >= 0, STRUX_ERR_IO, "%s: cannot create the model file (is the directory there "
-                "and writable?)", path);
-    strux_status st = write_body(f, path, m, info);
-    if (H5Fclose(f) < 0 && st == STRUX_OK)
-        st = strux_error_set(STRUX_ERR_IO, __FILE__, __LINE__, __func__, "%s: close failed", path);
-    if (st != STRUX_OK) {
-        remove(tmp);
-        return strux_error_frame(st, __FILE__, __LINE__, __func__);
-    }
-    return strux_io_commit(tmp, path);
+    model_and_info mi = {m, info};
+    return h5_create_atomic(path, write_model, &mi);
 }
 
 /* Column names of a loaded curve live as long as the process: kept in a small static pool so

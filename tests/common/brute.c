@@ -22,8 +22,11 @@ static int admitted(const strux_query *q, const strux_label *y, double m, double
     return lower && upper;
 }
 
-double brute_oracle(const strux_task *t, const strux_pot *pot, const strux_label *truth,
-                    const strux_query *q, strux_label *best)
+/* max over the labels admitted by q of value(m, g, |y|), the maximiser copied into best. */
+static double brute_max(const strux_task *t, const strux_pot *pot, const strux_label *truth,
+                        const strux_query *q, double (*value)(const void *ctx, double m, double g,
+                                                              double size),
+                        const void *ctx, strux_label *best)
 {
     strux_label y;
     if (strux_label_alloc(&y, truth->cap, truth->mu_cap) != STRUX_OK) abort();
@@ -34,8 +37,8 @@ double brute_oracle(const strux_task *t, const strux_pot *pot, const strux_label
         if (strux_task_label_at(t, pot, k, &y) != STRUX_OK) abort();
         double m, g;
         brute_point(t, pot, truth, &y, &m, &g);
-        if (!admitted(q, &y, m, g)) continue;
-        double v = q->a * m + q->b * g + q->c * strux_task_size(t, &y);
+        if (q && !admitted(q, &y, m, g)) continue;
+        double v = value(ctx, m, g, strux_task_size(t, &y));
         if (v > v_best) {
             v_best = v;
             if (best && strux_label_copy(best, &y) != STRUX_OK) abort();
@@ -45,26 +48,31 @@ double brute_oracle(const strux_task *t, const strux_pot *pot, const strux_label
     return v_best;
 }
 
+static double query_value(const void *ctx, double m, double g, double size)
+{
+    const strux_query *q = ctx;
+    return q->a * m + q->b * g + q->c * size;
+}
+
+double brute_oracle(const strux_task *t, const strux_pot *pot, const strux_label *truth,
+                    const strux_query *q, strux_label *best)
+{
+    return brute_max(t, pot, truth, q, query_value, q, best);
+}
+
+typedef double (*psi_fn)(double m, double g);
+
+static double psi_value(const void *ctx, double m, double g, double size)
+{
+    (void)size;
+    return (*(const psi_fn *)ctx)(m, g);
+}
+
 double brute_max_psi(const strux_task *t, const strux_pot *pot, const strux_label *truth,
                      double (*psi)(double m, double g), strux_label *best)
 {
-    strux_label y;
-    if (strux_label_alloc(&y, truth->cap, truth->mu_cap) != STRUX_OK) abort();
-    int64_t n = strux_task_label_count(t, pot);
-    if (n < 0) abort();
-    double v_best = -INFINITY;
-    for (int64_t k = 0; k < n; k++) {
-        if (strux_task_label_at(t, pot, k, &y) != STRUX_OK) abort();
-        double m, g;
-        brute_point(t, pot, truth, &y, &m, &g);
-        double v = psi(m, g);
-        if (v > v_best) {
-            v_best = v;
-            if (best && strux_label_copy(best, &y) != STRUX_OK) abort();
-        }
-    }
-    strux_label_free(&y);
-    return v_best;
+    psi_fn f = psi;
+    return brute_max(t, pot, truth, NULL, psi_value, &f, best);
 }
 
 void random_potentials(strux_pot *pot, int64_t n, double scale, uint64_t seed)

@@ -59,7 +59,7 @@ static void test_model_round_trip(void **state)
 
     /* a model file in a missing directory fails and leaves no temporary file */
     assert_strux_fails(strux_io_model_save("/nonexistent-dir/m.h5", m, &in), STRUX_ERR_IO,
-                       "/nonexistent-dir/m.h5: cannot create the model file");
+                       "/nonexistent-dir/m.h5: cannot create the file");
     /* not a model */
     assert_strux_fails(strux_io_model_load(fixture("good.svm"), &back, &out), STRUX_ERR_INPUT,
                        "not an HDF5 file");
