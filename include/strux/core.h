@@ -90,6 +90,7 @@ typedef enum strux_log_level {
 } strux_log_level;
 void strux_log_setup(int rank, strux_log_level max_level, int json);
 strux_log_level strux_log_level_get(void);
+int strux_log_json(void); /* nonzero when lines are JSON objects (--log-json) */
 int strux_log_rank(void);
 void strux_log(strux_log_level level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Like strux_log but printed by every rank (per-rank counts, per-rank failures). */
