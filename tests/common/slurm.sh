@@ -13,6 +13,10 @@ port_free() { ! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 
 slurm_start() {
     local t p ctld_port=""
+    [ "$(id -u)" -eq 0 ] || {
+        echo "slurm_start: the private Slurm runs its daemons as root; run as root" >&2
+        return 1
+    }
     for t in munged slurmctld slurmd sbatch; do
         command -v "$t" >/dev/null || {
             echo "slurm_start: $t is missing (scripts/install-deps --slurm installs it)" >&2

@@ -32,6 +32,11 @@ for m in ("hamming_loss", "subset_accuracy", "micro_f1", "macro_f1", "example_f1
     assert rows[-1]["test_" + m] == final[m], (m, rows[-1], final)
 EOF
 ok ${PIPESTATUS[0]} "metrics log carries test_* every epoch; the last equals the printed test metrics"
+"$STRUX" inspect "$WORK/y3.h5" | grep -A 4 '^training curve' >"$WORK/curve.txt"
+grep -qE '^ +epoch +primal .* oracle_calls +test_hamming_loss +test_subset_accuracy ' "$WORK/curve.txt" &&
+    [ "$(grep -cE '^ +[123] .* 0\.[0-9]+ +0\.[0-9]+ +0\.[0-9]+ +0\.[0-9]+ +0\.[0-9]+$' "$WORK/curve.txt")" -eq 3 ]
+ok $? "strux inspect shows the held-out columns of the curve, aligned"
+diag <"$WORK/curve.txt"
 
 # ---- output.eval_every: held-out scoring every k epochs and after the last; 0: the last only
 "$STRUX" train configs/emotions.ini --quiet --set solver.epochs=5 --set output.eval_every=2 \
