@@ -51,15 +51,15 @@ int main(int argc, char **argv)
 
     /* the data, read the way the model saw its training data */
     char bias_text[64];
-    double bias =
-        strux_opt_ini_get(info.config, "data.bias", bias_text, sizeof bias_text) ? atof(bias_text)
-                                                                                  : 0.0;
+    double bias = strux_opt_ini_get(info.config, "data.bias", bias_text, sizeof bias_text)
+                      ? atof(bias_text)
+                      : 0.0;
     strux_read_options ro = {
         .rank = 0,
         .n_ranks = 1,
-        .dim = m->dim - (bias > 0),  /* the model's feature columns, bias excluded */
+        .dim = m->dim - (bias > 0), /* the model's feature columns, bias excluded */
         .n_labels = info.n_labels,
-        .drop_above_dim = 1,         /* unseen features carry no weight */
+        .drop_above_dim = 1, /* unseen features carry no weight */
         .bias = bias,
     };
     STRUX_TRY_GOTO(st, strux_io_dataset_load(argv[2], &ro, &ds), done);

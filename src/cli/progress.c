@@ -26,25 +26,25 @@
 #define PROGRESS_NAME_BYTES 64
 
 struct strux_progress {
-    strux_comm *comm;        /* borrowed */
-    strux_task *task;        /* borrowed */
-    const strux_model *m;    /* borrowed: the model the solver writes */
-    const double *col_scale; /* borrowed: data.scale factors per column, or NULL */
+    strux_comm *comm;          /* borrowed */
+    strux_task *task;          /* borrowed */
+    const strux_model *m;      /* borrowed: the model the solver writes */
+    const double *col_scale;   /* borrowed: data.scale factors per column, or NULL */
     const strux_dataset *test; /* borrowed: data.test, or NULL */
-    strux_model *folded;     /* m with col_scale folded in (only when col_scale is set) */
-    int64_t epochs;          /* solver.epochs */
-    int64_t eval_every;      /* output.eval_every */
-    int bar;                 /* nonzero: draw the bar (rank 0, terminal, plain INFO logging) */
-    int bar_shown;           /* a bar is on the screen and must be erased */
-    int64_t epoch;           /* epoch in progress */
-    double t_epoch;          /* its start */
-    double t_first;          /* start of the first epoch of this process */
-    int64_t epochs_done;     /* epochs completed by this process (a resumed run counts anew) */
-    double t_drawn;          /* last redraw */
-    int n_metrics;           /* held-out metrics that get a column */
-    char metric[PROGRESS_MAX_METRICS][PROGRESS_NAME_BYTES];             /* their names */
-    char column[PROGRESS_MAX_METRICS][PROGRESS_NAME_BYTES + 8];         /* "test_<name>" */
-    const char *columns[STRUX_CURVE_MAX_COLS + 1];                      /* base + test_ columns */
+    strux_model *folded;       /* m with col_scale folded in (only when col_scale is set) */
+    int64_t epochs;            /* solver.epochs */
+    int64_t eval_every;        /* output.eval_every */
+    int bar;                   /* nonzero: draw the bar (rank 0, terminal, plain INFO logging) */
+    int bar_shown;             /* a bar is on the screen and must be erased */
+    int64_t epoch;             /* epoch in progress */
+    double t_epoch;            /* its start */
+    double t_first;            /* start of the first epoch of this process */
+    int64_t epochs_done;       /* epochs completed by this process (a resumed run counts anew) */
+    double t_drawn;            /* last redraw */
+    int n_metrics;             /* held-out metrics that get a column */
+    char metric[PROGRESS_MAX_METRICS][PROGRESS_NAME_BYTES];     /* their names */
+    char column[PROGRESS_MAX_METRICS][PROGRESS_NAME_BYTES + 8]; /* "test_<name>" */
+    const char *columns[STRUX_CURVE_MAX_COLS + 1];              /* base + test_ columns */
 };
 
 /* Next `"name": number` member of a flat JSON object body at *s; 0 at the end. Members whose
@@ -60,7 +60,8 @@ static int next_member(const char **s, char *name, size_t n, double *value)
         memcpy(name, q + 1, len);
         name[len] = '\0';
         const char *v = e + 1;
-        while (*v == ' ' || *v == ':') v++;
+        while (*v == ' ' || *v == ':')
+            v++;
         char *end;
         *value = strtod(v, &end);
         *s = end;
@@ -139,9 +140,11 @@ void strux_progress_destroy(strux_progress **p)
 const char *const *strux_progress_columns(strux_progress *p, const char *const *base)
 {
     int n = 0;
-    while (base[n] && n < STRUX_CURVE_MAX_COLS) p->columns[n] = base[n], n++;
+    while (base[n] && n < STRUX_CURVE_MAX_COLS)
+        p->columns[n] = base[n], n++;
     if (n + p->n_metrics > STRUX_CURVE_MAX_COLS) p->n_metrics = STRUX_CURVE_MAX_COLS - n;
-    for (int k = 0; k < p->n_metrics; k++) p->columns[n++] = p->column[k];
+    for (int k = 0; k < p->n_metrics; k++)
+        p->columns[n++] = p->column[k];
     p->columns[n] = NULL;
     return p->columns;
 }
@@ -172,16 +175,16 @@ void strux_progress_step(void *ctx, int64_t done, int64_t total)
     double elapsed = now - p->t_epoch;
     double per_epoch = p->epochs_done > 0 ? (p->t_epoch - p->t_first) / (double)p->epochs_done
                                           : (done > 0 ? elapsed / frac : NAN);
-    double eta = (done > 0 ? elapsed * (1 - frac) / frac : NAN) +
-                 per_epoch * (double)(p->epochs - p->epoch);
+    double eta =
+        (done > 0 ? elapsed * (1 - frac) / frac : NAN) + per_epoch * (double)(p->epochs - p->epoch);
     char bar[PROGRESS_BAR_WIDTH + 1], when[32];
     int full = (int)(frac * PROGRESS_BAR_WIDTH);
-    for (int k = 0; k < PROGRESS_BAR_WIDTH; k++) bar[k] = k < full ? '#' : '.';
+    for (int k = 0; k < PROGRESS_BAR_WIDTH; k++)
+        bar[k] = k < full ? '#' : '.';
     bar[PROGRESS_BAR_WIDTH] = '\0';
     format_duration(eta, when, sizeof when);
-    fprintf(stderr, "\r\033[Kepoch %lld/%lld [%s] %3d%%  %lld/%lld  eta %s",
-            (long long)p->epoch, (long long)p->epochs, bar, (int)(100 * frac), (long long)done,
-            (long long)total, when);
+    fprintf(stderr, "\r\033[Kepoch %lld/%lld [%s] %3d%%  %lld/%lld  eta %s", (long long)p->epoch,
+            (long long)p->epochs, bar, (int)(100 * frac), (long long)done, (long long)total, when);
     fflush(stderr);
     p->bar_shown = 1;
 }
@@ -208,10 +211,11 @@ static strux_status score_test(strux_progress *p, double *values)
     return STRUX_OK;
 }
 
-strux_status strux_progress_epoch_end(strux_progress *p, int64_t epoch,
-                                      const strux_certificate *c, double train_s, double *tail)
+strux_status strux_progress_epoch_end(strux_progress *p, int64_t epoch, const strux_certificate *c,
+                                      double train_s, double *tail)
 {
-    for (int k = 0; k < p->n_metrics; k++) tail[k] = NAN;
+    for (int k = 0; k < p->n_metrics; k++)
+        tail[k] = NAN;
     int due = p->test && (epoch == p->epochs || (p->eval_every > 0 && epoch % p->eval_every == 0));
     if (due) STRUX_TRY(score_test(p, tail));
     double now = strux_time_now();

@@ -4,7 +4,7 @@
 # (../shared/notes/slurm-single-node.md); it exports SLURM_CONF so sbatch, squeue and scontrol
 # talk to it. slurm_stop cancels what is left, stops the three daemons by the pids in their pid
 # files (TERM, then KILL after 15 s) and removes the folder; the caller's EXIT trap must call it,
-# so no daemon outlives the test, whatever happens. Needs root and the Debian packages slurm-wlm
+# so no daemon outlives the test, whatever happens. slurm_submit submits and waits for a job. Needs root and the Debian packages slurm-wlm
 # and munge (scripts/install-deps --slurm).
 
 SLURM_DIR=""
@@ -127,6 +127,29 @@ slurm_pids() {
     for f in "$SLURM_DIR"/munged.pid "$SLURM_DIR"/slurmctld.pid "$SLURM_DIR"/slurmd.pid; do
         [ -f "$f" ] && cat "$f"
     done
+}
+
+# slurm_submit DIR OUTVAR sbatch-args...: sbatch from DIR, then wait (polling faster than
+# sbatch --wait) until the job, or every task of an array job, has ended, at most
+# SLURM_JOB_TIMEOUT seconds (default 300); OUTVAR gets the job id; the status is 0 iff everything
+# COMPLETED. sbatch's stderr is left in $WORK/sbatch.err.
+slurm_submit() {
+    local dir=$1 var=$2 id states
+    shift 2
+    id=$(cd "$dir" && sbatch --parsable "$@" 2>"$WORK/sbatch.err" | cut -d';' -f1)
+    printf -v "$var" '%s' "$id"
+    [ -n "$id" ] || return 1
+    for _ in $(seq 1 $((${SLURM_JOB_TIMEOUT:-300} * 5))); do
+        states=$(job_states "$id")
+        if [ -n "$states" ] &&
+            ! echo "$states" | grep -qE 'PENDING|RUNNING|CONFIGURING|COMPLETING|REQUEUED|SUSPENDED'; then
+            ! echo "$states" | grep -qv '^COMPLETED$'
+            return
+        fi
+        sleep 0.2
+    done
+    echo "slurm_submit: job $id did not end within ${SLURM_JOB_TIMEOUT:-300} s" >&2
+    return 1
 }
 
 # job_states ID: the JobState of the job, or of every task of an array job, one per line.

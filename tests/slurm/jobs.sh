@@ -8,7 +8,6 @@
 . tests/common/slurm.sh
 trap 'slurm_stop; rm -rf "$WORK"' EXIT
 trap 'exit 1' INT TERM
-JOB_TIMEOUT=300
 
 # The templates must work without the test runner's Open MPI settings.
 unset OMPI_MCA_rmaps_base_oversubscribe OMPI_ALLOW_RUN_AS_ROOT OMPI_ALLOW_RUN_AS_ROOT_CONFIRM
@@ -24,29 +23,8 @@ SUB=$WORK/submit # the submit directory: runs/ and the job output files land her
 mkdir -p "$SUB"
 sed "s|\.\./shared/data|$STRUX_DATA|" configs/yeast.ini >"$SUB/yeast.ini"
 
-# submit OUTVAR sbatch-args...: sbatch from $SUB, then wait (polling faster than sbatch --wait)
-# until the job, or every task of an array job, has ended; OUTVAR gets the job id; the status is
-# 0 iff everything COMPLETED.
-submit() {
-    local var=$1 id states
-    shift
-    id=$(cd "$SUB" && sbatch --parsable "$@" 2>"$WORK/sbatch.err" | cut -d';' -f1)
-    printf -v "$var" '%s' "$id"
-    [ -n "$id" ] || return 1
-    for _ in $(seq 1 $((JOB_TIMEOUT * 5))); do
-        states=$(job_states "$id")
-        if [ -n "$states" ] && ! echo "$states" | grep -qE 'PENDING|RUNNING|CONFIGURING|COMPLETING|REQUEUED|SUSPENDED'; then
-            ! echo "$states" | grep -qv '^COMPLETED$'
-            return
-        fi
-        sleep 0.2
-    done
-    echo "job $id did not end within $JOB_TIMEOUT s" | diag
-    return 1
-}
-
 # ---- train.sbatch, 2 ranks, launcher chosen by the template (srun --mpi=pmix here)
-submit id_srun -n 2 "$STRUX_ROOT/slurm/train.sbatch" yeast.ini --set solver.epochs=3
+slurm_submit "$SUB" id_srun -n 2 "$STRUX_ROOT/slurm/train.sbatch" yeast.ini --set solver.epochs=3
 ok $? "train.sbatch -n 2 (auto launcher) finishes with exit 0"
 run=$SUB/runs/$id_srun
 [ "$(job_states "$id_srun")" = COMPLETED ]
@@ -65,7 +43,7 @@ ok $? "runs/<jobid>/metrics.jsonl has one line per epoch with the held-out metri
 ok $? "test_metrics.json, train.log (one line per epoch) and command.txt are there"
 
 # ---- the same through mpirun: same model (the result does not depend on the launcher)
-STRUX_LAUNCH=mpirun submit id_mpirun -n 2 "$STRUX_ROOT/slurm/train.sbatch" yeast.ini \
+STRUX_LAUNCH=mpirun slurm_submit "$SUB" id_mpirun -n 2 "$STRUX_ROOT/slurm/train.sbatch" yeast.ini \
     --set solver.epochs=3
 ok $? "train.sbatch -n 2 with STRUX_LAUNCH=mpirun finishes with exit 0"
 [ "$(job_states "$id_mpirun")" = COMPLETED ] && grep -q "2 rank(s) via mpirun" "$SUB/strux-train-$id_mpirun.out"
@@ -80,15 +58,15 @@ EOF
 ok ${PIPESTATUS[0]} "srun and mpirun jobs train the same model"
 
 # ---- failures are clear
-submit id_bad -n 1 "$STRUX_ROOT/slurm/train.sbatch" nope.ini
+slurm_submit "$SUB" id_bad -n 1 "$STRUX_ROOT/slurm/train.sbatch" nope.ini
 [ "$(job_states "$id_bad")" = FAILED ] &&
     grep -q "strux job: config file 'nope.ini' not found" "$SUB/strux-train-$id_bad.out"
 ok $? "a missing config fails the job with a message naming it"
-STRUX=/nonexistent/strux submit id_nostrux -n 1 "$STRUX_ROOT/slurm/train.sbatch" yeast.ini
+STRUX=/nonexistent/strux slurm_submit "$SUB" id_nostrux -n 1 "$STRUX_ROOT/slurm/train.sbatch" yeast.ini
 [ "$(job_states "$id_nostrux")" = FAILED ] &&
     grep -q "strux job: strux not found at '/nonexistent/strux'" "$SUB/strux-train-$id_nostrux.out"
 ok $? "a missing strux fails the job with a message saying how to point at it"
-submit id_badset -n 1 "$STRUX_ROOT/slurm/train.sbatch" yeast.ini --set solver.lamda=1
+slurm_submit "$SUB" id_badset -n 1 "$STRUX_ROOT/slurm/train.sbatch" yeast.ini --set solver.lamda=1
 [ "$(job_states "$id_badset")" = FAILED ] &&
     scontrol show job -o "$id_badset" | grep -q 'ExitCode=2:0' &&
     grep -q "unknown key 'solver.lamda'" "$SUB/strux-train-$id_badset.out"
@@ -103,7 +81,7 @@ solver.lambda=1e-3 solver.epochs=3
 solver.lambda=1e-5 solver.epochs=2 solver.batch=64
 EOF
 n=$(grep -cEv '^[[:space:]]*(#|$)' "$SUB/grid.txt")
-STRUX_LAUNCH=mpirun submit id_sweep --array=1-"$n" -n 1 "$STRUX_ROOT/slurm/sweep.sbatch" \
+STRUX_LAUNCH=mpirun slurm_submit "$SUB" id_sweep --array=1-"$n" -n 1 "$STRUX_ROOT/slurm/sweep.sbatch" \
     grid.txt yeast.ini --set output.eval_every=0
 ok $? "sweep.sbatch --array=1-$n finishes with exit 0"
 states=$(job_states "$id_sweep" | sort | uniq -c | tr -s ' ')
@@ -150,11 +128,11 @@ expect_fail 2 "no metric 'accuracy'; known: " "an unknown metric lists the known
     "$PY" scripts/sweep-summary "$sweep" --metric accuracy
 
 # sweep.sbatch outside an array, and a task beyond the grid
-submit id_noarray -n 1 "$STRUX_ROOT/slurm/sweep.sbatch" grid.txt yeast.ini
+slurm_submit "$SUB" id_noarray -n 1 "$STRUX_ROOT/slurm/sweep.sbatch" grid.txt yeast.ini
 [ "$(job_states "$id_noarray")" = FAILED ] &&
     cat "$SUB"/strux-sweep-"$id_noarray"_*.out | grep -q "not an array job: submit with sbatch --array=1-N"
 ok $? "sweep.sbatch outside a job array fails and says how to submit it"
-submit id_over --array=4 -n 1 "$STRUX_ROOT/slurm/sweep.sbatch" grid.txt yeast.ini
+slurm_submit "$SUB" id_over --array=4 -n 1 "$STRUX_ROOT/slurm/sweep.sbatch" grid.txt yeast.ini
 grep -q "grid.txt has 3 setting(s); array task 4 has none (submit with --array=1-3)" \
     "$SUB/strux-sweep-${id_over}_4.out"
 ok $? "an array task beyond the grid fails with the right --array range"
