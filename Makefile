@@ -2,6 +2,7 @@
 #   make            build bin/strux and lib/libstrux.a (installs missing Debian packages first)
 #   make demo       train yeast with mpirun -np 2, write the model, print test metrics
 #   make check      build and run every test; ends with "N passed, N failed"
+#   make check-slurm the sbatch templates on a private single-node Slurm (installs slurm-wlm, munge)
 #   make bench      benchmarks that print tables (long; not part of check)
 #   make install PREFIX=/usr/local
 # Portable code generation by default (-march=x86-64-v2): models and binaries move between nodes.
@@ -32,7 +33,7 @@ UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 MPI_SRC := $(wildcard tests/mpi/*.c)
 MPI_BIN := $(MPI_SRC:tests/mpi/%.c=$(BUILD)/tests/mpi_%)
 
-.PHONY: all demo check bench install clean deps FORCE
+.PHONY: all demo check check-slurm bench install clean deps FORCE
 .SECONDARY:
 all: $(BIN) $(LIB)
 
@@ -94,14 +95,28 @@ demo: $(BIN)
 check: $(BIN) $(UNIT_BIN) $(MPI_BIN)
 	@BUILD=$(BUILD) tests/run
 
+# Starts munged, slurmctld and slurmd itself (tests/common/slurm.sh) and stops them on exit.
+check-slurm: $(BIN)
+	@scripts/install-deps --slurm
+	@BUILD=$(BUILD) SUITES=slurm tests/run
+
 bench: $(BIN)
 	@BUILD=$(BUILD) bench/run
 
+# strux.pc: `pkg-config --cflags --libs strux` builds a program on the static library (see
+# docs/example_predict.c); the dependencies are plain Requires/Libs because the library is static.
+# Programs that call strux_comm_* also need MPI: compile them with mpicc.
 install: $(BIN) $(LIB)
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include/strux
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig \
+	    $(DESTDIR)$(PREFIX)/include/strux
 	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/strux
 	install -m 644 $(LIB) $(DESTDIR)$(PREFIX)/lib/libstrux.a
 	install -m 644 include/strux/*.h $(DESTDIR)$(PREFIX)/include/strux/
+	printf '%s\n' 'prefix=$(PREFIX)' 'libdir=$${prefix}/lib' 'includedir=$${prefix}/include' '' \
+	    'Name: strux' 'Description: distributed max-margin structured prediction' \
+	    'Version: '"$$(sed -n 's/^#define STRUX_VERSION "\(.*\)"/\1/p' include/strux/core.h)" \
+	    'Requires: hdf5 openblas zlib' 'Cflags: -I$${includedir}' \
+	    'Libs: -L$${libdir} -lstrux -lglpk -lm' >$(DESTDIR)$(PREFIX)/lib/pkgconfig/strux.pc
 
 clean:
 	rm -rf $(BUILD) out

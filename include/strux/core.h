@@ -90,6 +90,7 @@ typedef enum strux_log_level {
 } strux_log_level;
 void strux_log_setup(int rank, strux_log_level max_level, int json);
 strux_log_level strux_log_level_get(void);
+int strux_log_json(void); /* nonzero when lines are JSON objects (--log-json) */
 int strux_log_rank(void);
 void strux_log(strux_log_level level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Like strux_log but printed by every rank (per-rank counts, per-rank failures). */
@@ -147,5 +148,14 @@ strux_status strux_opt_defaults(const strux_opt_spec *specs, void *base);
 void strux_opt_format(const strux_opt_spec *spec, const void *base, char *buf, size_t n);
 /* Number of entries of a table (tables end with a {NULL} sentinel). */
 int strux_opt_count(const strux_opt_spec *specs);
+/* Value of key "section.name" in INI text made of `[section]` headers and `name = value` lines
+ * (the resolved config a model file stores, docs/model-format.md): copies the trimmed value into
+ * buf and returns 1, or returns 0 when the key is absent or its value does not fit. */
+int strux_opt_ini_get(const char *text, const char *key, char *buf, size_t n);
+/* Fill base from such text: the table's defaults, then every key of the table the text sets
+ * (checked like any setting; origin, e.g. the model path, names the text in messages). Keys of
+ * the text that the table lacks are not looked at. Not Collective. */
+strux_status strux_opt_read_ini(const strux_opt_spec *specs, void *base, const char *text,
+                                const char *origin);
 
 #endif

@@ -25,6 +25,8 @@ typedef struct strux_data_options {
 typedef struct strux_output_options {
     char model[STRUX_OPT_STR];
     char metrics[STRUX_OPT_STR];
+    int64_t eval_every; /* score data.test every this many epochs (0: only after training) */
+    char progress[STRUX_OPT_STR]; /* auto | always | never: the live bar on rank 0's stderr */
 } strux_output_options;
 
 /* Every option of a run. */
@@ -67,6 +69,26 @@ strux_read_options strux_cli_heldout_read_options(const strux_comm *comm,
                                                   const strux_model *m, int32_t n_labels);
 /* Log the number of dropped feature entries (summed over ranks). Collective. */
 strux_status strux_cli_report_dropped(strux_comm *comm, const strux_dataset *ds);
+
+/* What `strux train` shows per epoch (progress.c): the epoch line, the live bar on a terminal,
+ * and data.test scored every output.eval_every epochs. Borrows every pointer; test and col_scale
+ * may be NULL. Not Collective. */
+typedef struct strux_progress strux_progress;
+strux_status strux_progress_create(strux_comm *comm, const strux_run_options *o, strux_task *t,
+                                   const strux_model *m, const double *col_scale,
+                                   const strux_dataset *test, strux_progress **out);
+void strux_progress_destroy(strux_progress **p);
+/* Curve columns: base (NULL-terminated) followed by "test_<metric>" for each held-out metric;
+ * the array lives as long as p. */
+const char *const *strux_progress_columns(strux_progress *p, const char *const *base);
+/* Before the solver's epoch. Not Collective. */
+void strux_progress_epoch_begin(strux_progress *p, int64_t epoch);
+/* The solver's step callback (a strux_progress_fn with p as its context). */
+void strux_progress_step(void *p, int64_t done, int64_t total);
+/* After the epoch: score data.test when due (tail receives one value per test_ column, NaN when
+ * not scored), erase the bar, log the epoch line. Collective. */
+strux_status strux_progress_epoch_end(strux_progress *p, int64_t epoch,
+                                      const strux_certificate *c, double train_s, double *tail);
 
 int strux_cmd_train(strux_comm *comm, int argc, char **argv);
 int strux_cmd_predict(strux_comm *comm, int argc, char **argv);

@@ -52,6 +52,14 @@ static const strux_opt_spec output_specs[] = {
      NULL, NULL, "HDF5 model file written at the end of training (atomically)"},
     {"output.metrics", STRUX_OPT_STRING, offsetof(strux_output_options, metrics), "", 0, 0, NULL,
      NULL, "JSON-lines file with one object per epoch (empty: none)"},
+    {"output.eval_every", STRUX_OPT_INT, offsetof(strux_output_options, eval_every), "1", 0,
+     1000000000, NULL, NULL,
+     "score data.test every this many epochs and after the last one, for the epoch line and the "
+     "test_* columns of the metrics log and the model's curve; 0: after the last epoch only"},
+    {"output.progress", STRUX_OPT_CHOICE, offsetof(strux_output_options, progress), "auto", 0, 0,
+     "auto|always|never", NULL,
+     "live progress bar within each epoch on rank 0's stderr: auto draws it when stderr is a "
+     "terminal; under mpirun stderr is a pipe, so use always to see it there"},
     {NULL},
 };
 

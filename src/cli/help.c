@@ -11,11 +11,14 @@ typedef struct usage {
 } usage;
 
 static const usage usages[] = {
-    {"train", "strux train CONFIG [--set section.key=value ...] [--quiet] [--verbose] [--log-json]\n"
+    {"train", "strux train CONFIG [--set section.key=value ...]\n"
               "  Train on data.train as configured, write output.model (HDF5, atomically) and\n"
               "  output.metrics (JSON lines per epoch); evaluate on data.test if set and print\n"
               "  its metrics as one JSON object on stdout. Run under mpirun/srun for several\n"
-              "  ranks: the data is sharded, the result does not depend on the rank count.\n"},
+              "  ranks: the data is sharded, the result does not depend on the rank count.\n"
+              "  Each epoch logs one line (objective, gap, held-out metric every\n"
+              "  output.eval_every epochs, time, ETA); on a terminal a live bar runs within\n"
+              "  the epoch (output.progress).\n"},
     {"predict", "strux predict --model MODEL --data DATA --out PREDICTIONS\n"
                 "  Write one predicted label per line of DATA (multilabel: ids joined by ',').\n"},
     {"eval", "strux eval --model MODEL --data DATA\n"
@@ -35,8 +38,11 @@ static void print_all(void)
     printf("strux %s - distributed max-margin structured prediction\n\nCommands:\n",
            STRUX_VERSION);
     for (size_t k = 0; k < sizeof usages / sizeof *usages; k++) printf("\n%s", usages[k].text);
-    printf("\nOptions of every command: --version. Exit codes: 0 success, 1 runtime error,\n"
-           "2 usage or config error, 3 input data error, 4 file error, 5 out of memory.\n");
+    printf("\nOptions of every command: --quiet (warnings and errors only), --verbose (debug\n"
+           "messages, error traces), --log-json (every log line as one JSON object:\n"
+           "{\"rank\", \"level\", \"msg\"}). `strux --version` prints the version.\n"
+           "Exit codes: 0 success, 1 runtime error, 2 usage or config error, 3 input data\n"
+           "error, 4 file error, 5 out of memory.\n");
 }
 
 int strux_cmd_help(strux_comm *comm, int argc, char **argv)

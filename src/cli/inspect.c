@@ -1,9 +1,11 @@
 /* cli/inspect.c - `strux inspect MODEL`: a human summary of a model file: what was trained, on
- * what shape, by which strux, the per-epoch training curve, and the resolved config. */
+ * what shape, by which strux, the per-epoch training curve (with its test_* held-out columns),
+ * and the resolved config. */
 #include "cli.h"
 
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 static void print_model(const char *path, const strux_model *m, const strux_model_info *in)
 {
@@ -24,15 +26,19 @@ static void print_model(const char *path, const strux_model *m, const strux_mode
            in->wall_time_s);
     const strux_curve *c = &in->curve;
     printf("\ntraining curve (%lld epochs)\n", (long long)c->n_rows);
-    for (int k = 0; k < c->n_cols; k++) printf("%14s", c->names[k]);
+    int width[STRUX_CURVE_MAX_COLS]; /* 14, or wider for long names (test_* columns) */
+    for (int k = 0; k < c->n_cols; k++) {
+        width[k] = (int)strlen(c->names[k]) + 2 > 14 ? (int)strlen(c->names[k]) + 2 : 14;
+        printf("%*s", width[k], c->names[k]);
+    }
     printf("\n");
     for (int64_t r = 0; r < c->n_rows; r++) {
         for (int k = 0; k < c->n_cols; k++) {
             double v = c->v[r * c->n_cols + k];
             if (isnan(v))
-                printf("%14s", "-");
+                printf("%*s", width[k], "-");
             else
-                printf("%14.6g", v);
+                printf("%*.6g", width[k], v);
         }
         printf("\n");
     }

@@ -1,5 +1,7 @@
-/* cli/main.c - the strux command: MPI start-up, logging set-up, dispatch to subcommands, and the
- * mapping of statuses to exit codes. A binary run without mpirun is a 1-rank job. */
+/* cli/main.c - the strux command: MPI start-up, logging set-up (the flags --quiet, --verbose and
+ * --log-json, accepted anywhere on the command line of every subcommand), dispatch to
+ * subcommands, and the mapping of statuses to exit codes. A binary run without mpirun is a 1-rank
+ * job. */
 #include "cli.h"
 
 #include <stdio.h>
@@ -18,7 +20,10 @@ static const command commands[] = {
 
 int strux_cli_fail(strux_comm *comm, strux_status st)
 {
-    if (strux_comm_rank(comm) == 0) {
+    if (strux_comm_rank(comm) == 0 && strux_log_json()) {
+        strux_log(STRUX_LOG_ERROR, "%s: %s", strux_status_name(st), strux_error_message());
+        if (strux_error_trace()[0]) strux_log(STRUX_LOG_DEBUG, "%s", strux_error_trace());
+    } else if (strux_comm_rank(comm) == 0) {
         fprintf(stderr, "strux: %s: %s\n", strux_status_name(st), strux_error_message());
         if (strux_log_level_get() >= STRUX_LOG_DEBUG) fputs(strux_error_trace(), stderr);
         fflush(stderr);
@@ -34,6 +39,28 @@ int strux_cli_fail(strux_comm *comm, strux_status st)
     }
 }
 
+/* Apply and remove the logging flags from argv (not the value after --set); returns the new argc. */
+static int take_log_flags(int rank, int argc, char **argv)
+{
+    strux_log_level level = STRUX_LOG_INFO;
+    int json = 0, n = 1;
+    for (int k = 1; k < argc; k++) {
+        if (strcmp(argv[k], "--quiet") == 0) {
+            level = STRUX_LOG_WARN;
+        } else if (strcmp(argv[k], "--verbose") == 0) {
+            level = STRUX_LOG_DEBUG;
+        } else if (strcmp(argv[k], "--log-json") == 0) {
+            json = 1;
+        } else {
+            argv[n++] = argv[k];
+            if (strcmp(argv[k], "--set") == 0 && k + 1 < argc) argv[n++] = argv[++k];
+        }
+    }
+    argv[n] = NULL;
+    strux_log_setup(rank, level, json);
+    return n;
+}
+
 int main(int argc, char **argv)
 {
     strux_comm *comm = NULL;
@@ -41,7 +68,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "strux: cannot start MPI: %s\n", strux_error_message());
         return 1;
     }
-    strux_log_setup(strux_comm_rank(comm), STRUX_LOG_INFO, 0);
+    argc = take_log_flags(strux_comm_rank(comm), argc, argv);
     strux_blas_init();
     int rc = 2;
     if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {

@@ -15,6 +15,7 @@
 static const char *const curve_columns[] = {
     "epoch", "primal", "loss", "dual", "gap", "time_s", "comm_s", "oracle_calls", NULL,
 };
+#define N_CURVE_BASE ((int)(sizeof curve_columns / sizeof *curve_columns) - 1)
 
 typedef struct train_run {
     strux_comm *comm;
@@ -28,6 +29,7 @@ typedef struct train_run {
     strux_metrics *metrics;
     strux_model_info info;
     double *col_scale; /* data.scale factors per feature column, or NULL */
+    strux_progress *progress; /* epoch lines, progress bar, held-out scoring (progress.c) */
 } train_run;
 
 /* The value of "--set X" / "--set=X" at argv[*k] (advancing *k), or NULL. */
@@ -42,22 +44,13 @@ static const char *set_argument(int argc, char **argv, int *k)
 static strux_status parse_args(train_run *r, int argc, char **argv)
 {
     const char *config_path = NULL;
-    int rank = strux_comm_rank(r->comm);
     for (int k = 1; k < argc; k++) {
         if (set_argument(argc, argv, &k)) continue;
-        if (strcmp(argv[k], "--quiet") == 0) {
-            strux_log_setup(rank, STRUX_LOG_WARN, 0);
-        } else if (strcmp(argv[k], "--verbose") == 0) {
-            strux_log_setup(rank, STRUX_LOG_DEBUG, 0);
-        } else if (strcmp(argv[k], "--log-json") == 0) {
-            strux_log_setup(rank, strux_log_level_get(), 1);
-        } else {
-            STRUX_CHECK(argv[k][0] != '-', STRUX_ERR_CONFIG,
-                        "train: unknown option '%s' (see `strux help train`)", argv[k]);
-            STRUX_CHECK(!config_path, STRUX_ERR_CONFIG,
-                        "train: more than one config file ('%s', '%s')", config_path, argv[k]);
-            config_path = argv[k];
-        }
+        STRUX_CHECK(argv[k][0] != '-', STRUX_ERR_CONFIG,
+                    "train: unknown option '%s' (see `strux help train`)", argv[k]);
+        STRUX_CHECK(!config_path, STRUX_ERR_CONFIG,
+                    "train: more than one config file ('%s', '%s')", config_path, argv[k]);
+        config_path = argv[k];
     }
     STRUX_CHECK(config_path, STRUX_ERR_CONFIG,
                 "usage: strux train CONFIG [--set section.key=value ...]");
@@ -119,6 +112,17 @@ static strux_status load_training_data(train_run *r)
     return STRUX_OK;
 }
 
+/* data.test, read once: scored during training (progress.c) and after it. */
+static strux_status load_test_data(train_run *r)
+{
+    if (!r->opt.data.test[0]) return STRUX_OK;
+    strux_read_options ro =
+        strux_cli_heldout_read_options(r->comm, &r->opt, r->model, r->train->n_labels);
+    STRUX_TRY(strux_comm_agree(r->comm, strux_io_dataset_load(r->opt.data.test, &ro, &r->test)));
+    STRUX_TRY(strux_cli_report_dropped(r->comm, r->test));
+    return strux_comm_agree(r->comm, strux_task_check(r->task, r->test));
+}
+
 static strux_status set_up(train_run *r)
 {
     strux_status st = strux_task_create(&r->opt.task, &r->task);
@@ -131,10 +135,16 @@ static strux_status set_up(train_run *r)
     STRUX_TRY(strux_comm_agree(r->comm, st));
     STRUX_TRY(strux_solver_create(&r->opt.solver, r->task, r->search, r->train, r->model, r->comm,
                                   &r->solver));
+    STRUX_TRY(load_test_data(r));
+    STRUX_TRY(strux_comm_agree(r->comm, strux_progress_create(r->comm, &r->opt, r->task, r->model,
+                                                              r->col_scale, r->test,
+                                                              &r->progress)));
+    strux_solver_set_progress(r->solver, strux_progress_step, r->progress);
     st = STRUX_OK;
     if (strux_comm_rank(r->comm) == 0 && r->opt.output.metrics[0])
         st = strux_metrics_open(r->opt.output.metrics, 0, &r->metrics);
-    if (st == STRUX_OK) st = strux_curve_init(&r->info.curve, curve_columns);
+    if (st == STRUX_OK)
+        st = strux_curve_init(&r->info.curve, strux_progress_columns(r->progress, curve_columns));
     STRUX_TRY(strux_comm_agree(r->comm, st));
     strux_log(STRUX_LOG_INFO, "task %s, surrogate %s (search %s), solver %s, lambda %g, %lld "
               "weights",
@@ -149,6 +159,7 @@ static strux_status run_epochs(train_run *r, double t_start)
     int64_t calls = 0;
     double train_s = 0;
     for (int64_t e = 1; e <= r->opt.solver.epochs; e++) {
+        strux_progress_epoch_begin(r->progress, e);
         double t0 = strux_time_now();
         int64_t c0 = strux_task_oracle_calls(r->task);
         STRUX_TRY(strux_solver_epoch(r->solver));
@@ -160,17 +171,13 @@ static strux_status run_epochs(train_run *r, double t_start)
         calls += epoch_calls;
         double comm_s = strux_comm_seconds(r->comm);
         STRUX_TRY(strux_comm_allreduce_max(r->comm, &comm_s, 1));
-        double row[] = {(double)e, cert.primal, cert.loss, cert.dual, cert.gap,
-                        train_s,   comm_s,      (double)calls};
+        double row[STRUX_CURVE_MAX_COLS] = {(double)e, cert.primal, cert.loss, cert.dual,
+                                            cert.gap,   train_s,     comm_s,    (double)calls};
+        STRUX_TRY(strux_progress_epoch_end(r->progress, e, &cert, train_s, row + N_CURVE_BASE));
         STRUX_TRY(strux_curve_append(&r->info.curve, row));
         strux_status st = r->metrics ? strux_metrics_write_row(r->metrics, &r->info.curve)
                                      : STRUX_OK;
         STRUX_TRY(strux_comm_agree(r->comm, st));
-        strux_log(STRUX_LOG_INFO,
-                  "epoch %lld/%lld  primal %.6g  loss %.6g  time %.2fs  comm %.2fs  oracle "
-                  "calls %lld",
-                  (long long)e, (long long)r->opt.solver.epochs, cert.primal, cert.loss, train_s,
-                  comm_s, (long long)calls);
     }
     r->info.wall_time_s = strux_time_now() - t_start;
     return STRUX_OK;
@@ -214,12 +221,7 @@ static strux_status save_model(train_run *r)
 
 static strux_status evaluate_test(train_run *r)
 {
-    if (!r->opt.data.test[0]) return STRUX_OK;
-    strux_read_options ro =
-        strux_cli_heldout_read_options(r->comm, &r->opt, r->model, r->train->n_labels);
-    STRUX_TRY(strux_comm_agree(r->comm, strux_io_dataset_load(r->opt.data.test, &ro, &r->test)));
-    STRUX_TRY(strux_cli_report_dropped(r->comm, r->test));
-    STRUX_TRY(strux_comm_agree(r->comm, strux_task_check(r->task, r->test)));
+    if (!r->test) return STRUX_OK;
     char json[8192];
     STRUX_TRY(strux_cli_evaluate(r->comm, r->task, r->model, r->test, NULL, json, sizeof json));
     if (strux_comm_rank(r->comm) == 0) {
@@ -240,6 +242,7 @@ int strux_cmd_train(strux_comm *comm, int argc, char **argv)
     if (st == STRUX_OK) st = save_model(&r);
     if (st == STRUX_OK) st = evaluate_test(&r);
     int rc = st == STRUX_OK ? 0 : strux_cli_fail(comm, st);
+    strux_progress_destroy(&r.progress);
     strux_metrics_close(&r.metrics);
     strux_model_info_free(&r.info);
     strux_solver_destroy(&r.solver);

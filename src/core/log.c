@@ -25,6 +25,11 @@ strux_log_level strux_log_level_get(void)
     return log_max;
 }
 
+int strux_log_json(void)
+{
+    return log_json;
+}
+
 int strux_log_rank(void)
 {
     return log_rank;

@@ -1,5 +1,8 @@
 /* core/opt.c - typed option fields from text (STYLE.md §7 step 2): parse, range-check and format
- * one key of a module's table. Errors name the key, the offending text and where it was set. */
+ * one key of a module's table. Errors name the key, the offending text and where it was set.
+ * Also reads a table's keys back from the resolved config text that model files store
+ * (`[section]` headers and `name = value` lines, as `strux train` writes them), so that library
+ * users rebuild a model's task without the command-line configuration code. */
 #include "strux/core.h"
 
 #include <errno.h>
@@ -118,4 +121,54 @@ int strux_opt_count(const strux_opt_spec *specs)
     int n = 0;
     while (specs[n].key) n++;
     return n;
+}
+
+/* Trim spaces and tabs at both ends of [s, e) into buf; returns 0 when it does not fit. */
+static int copy_trimmed(const char *s, const char *e, char *buf, size_t n)
+{
+    while (s < e && (*s == ' ' || *s == '\t')) s++;
+    while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r')) e--;
+    if ((size_t)(e - s) >= n) return 0;
+    memcpy(buf, s, (size_t)(e - s));
+    buf[e - s] = '\0';
+    return 1;
+}
+
+int strux_opt_ini_get(const char *text, const char *key, char *buf, size_t n)
+{
+    const char *dot = strchr(key, '.');
+    if (!dot || !text) return 0;
+    size_t sec_len = (size_t)(dot - key), name_len = strlen(dot + 1);
+    int in_section = 0;
+    for (const char *line = text; *line;) {
+        const char *end = line + strcspn(line, "\n");
+        const char *s = line;
+        while (s < end && (*s == ' ' || *s == '\t')) s++;
+        if (*s == '[') {
+            const char *close = memchr(s, ']', (size_t)(end - s));
+            in_section = close && (size_t)(close - s - 1) == sec_len &&
+                         strncmp(s + 1, key, sec_len) == 0;
+        } else if (in_section && (size_t)(end - s) > name_len &&
+                   strncmp(s, dot + 1, name_len) == 0) {
+            const char *q = s + name_len;
+            while (q < end && (*q == ' ' || *q == '\t')) q++;
+            if (q < end && *q == '=') return copy_trimmed(q + 1, end, buf, n);
+        }
+        line = *end ? end + 1 : end;
+    }
+    return 0;
+}
+
+strux_status strux_opt_read_ini(const strux_opt_spec *specs, void *base, const char *text,
+                                const char *origin)
+{
+    STRUX_TRY(strux_opt_defaults(specs, base));
+    char value[STRUX_OPT_STR];
+    for (const strux_opt_spec *s = specs; s->key; s++) {
+        if (!strux_opt_ini_get(text, s->key, value, sizeof value)) continue;
+        char where[STRUX_OPT_STR + 32];
+        snprintf(where, sizeof where, "%s (stored config)", origin);
+        STRUX_TRY(strux_opt_set(s, base, value, where));
+    }
+    return STRUX_OK;
 }

@@ -1,0 +1,238 @@
+#!/usr/bin/python3
+"""strux_model.py - read a strux HDF5 model and predict with it, without strux.
+
+Follows docs/model-format.md: /weights (n_rows x dim), /extra, the resolved config text in
+/config (data.bias decides the constant feature in the model's last column), the task name in the
+root attribute `task`. Reads LIBSVM/XMC multi-label text (plain or gzip) the way strux does
+(features beyond the model's dimension dropped, values rounded to float32) and scores with the
+same arithmetic (per example, a double sum over the non-zeros in file order, then the bias), so
+the predicted label text is byte-identical to `strux predict --out`.
+
+One predict function per task, found in PREDICTORS; a model of another task is an error that
+names the supported ones.
+
+As a module (needs h5py and numpy; Debian's python3-h5py, python3-numpy):
+    import strux_model
+    model = strux_model.load("model.h5")
+    data = strux_model.read_libsvm("test.svm.gz", model.data_dim)
+    lines = model.predict(data)          # one label text per example, as `strux predict` writes
+As a command:
+    scripts/strux_model.py predict --model MODEL --data DATA [--out FILE]   (default stdout)
+    scripts/strux_model.py info MODEL
+"""
+
+import argparse
+import configparser
+import gzip
+import sys
+
+import h5py
+import numpy as np
+
+FORMAT_VERSION = 1
+ROWS_PER_CHUNK = 4096  # examples scored at once (memory: chunk x max non-zeros x rows)
+
+
+class StruxModelError(Exception):
+    """A model or data file that this reader cannot use; the message says why."""
+
+
+class Dataset:
+    """Sparse rows as CSR (indptr, 0-based indices, float32 values) and label lists."""
+
+    def __init__(self, path, indptr, indices, values, labels, n_dropped):
+        self.path = path
+        self.indptr = indptr
+        self.indices = indices
+        self.values = values
+        self.labels = labels
+        self.n_dropped = n_dropped
+
+    def __len__(self):
+        return len(self.indptr) - 1
+
+
+class Model:
+    """A strux model file in memory."""
+
+    def __init__(self, path):
+        self.path = path
+        try:
+            f = h5py.File(path, "r")
+        except OSError as e:
+            raise StruxModelError(f"{path}: not an HDF5 file (or unreadable): {e}") from e
+        with f:
+            attrs = f.attrs
+            if _text(attrs.get("format", "")) != "strux-model":
+                raise StruxModelError(f"{path}: not a strux model (attribute format)")
+            version = int(attrs.get("format_version", -1))
+            if version != FORMAT_VERSION:
+                raise StruxModelError(
+                    f"{path}: format_version {version}; this reader knows {FORMAT_VERSION}")
+            self.task = _text(attrs["task"])
+            self.n_labels = int(attrs["n_labels"])
+            self.weights = np.asarray(f["weights"][:], dtype=np.float64)
+            self.extra = np.asarray(f["extra"][:], dtype=np.float64) if "extra" in f else \
+                np.zeros(0)
+            self.config_text = _text(f["config"][()])
+            self.label_names = [_text(s) for s in f["label_names"][:]] \
+                if "label_names" in f else None
+            self.curve = {k: f["training"][k][:] for k in f["training"]} \
+                if "training" in f else {}
+        self.config = configparser.ConfigParser(delimiters=("=",), interpolation=None)
+        self.config.read_string(self.config_text, source=f"{path}:/config")
+        self.bias = float(self.config.get("data", "bias", fallback="0"))
+        self.n_rows, self.dim = self.weights.shape
+        # the data's own feature columns: the bias column is the model's last when bias > 0
+        self.data_dim = self.dim - (1 if self.bias > 0 else 0)
+
+    def scores(self, data):
+        """s[i, k] = w_k . x_i for every example and weight row, summed as strux sums (csr.c
+        strux_spdot: in file order, float32 values widened to double, then the bias)."""
+        n = len(data)
+        W = self.weights
+        out = np.zeros((n, self.n_rows))
+        nnz = np.diff(data.indptr)
+        bias32 = np.float64(np.float32(self.bias))
+        for lo in range(0, n, ROWS_PER_CHUNK):
+            hi = min(n, lo + ROWS_PER_CHUNK)
+            width = int(nnz[lo:hi].max()) if hi > lo else 0
+            cols = np.zeros((hi - lo, width), dtype=np.int64)
+            vals = np.zeros((hi - lo, width), dtype=np.float64)
+            for r in range(lo, hi):
+                a, b = data.indptr[r], data.indptr[r + 1]
+                cols[r - lo, : b - a] = data.indices[a:b]
+                vals[r - lo, : b - a] = data.values[a:b]
+            s = np.zeros((hi - lo, self.n_rows))
+            # position by position: each example's sum runs over its non-zeros in order; padded
+            # positions add 0 * w = +-0, which leaves every sum unchanged
+            for t in range(width):
+                s += vals[:, t, None] * W[:, cols[:, t]].T
+            if self.bias > 0:
+                s += bias32 * W[:, self.dim - 1][None, :]
+            out[lo:hi] = s
+        return out
+
+    def predict(self, data):
+        """One label text per example, as `strux predict --out` writes it."""
+        fn = PREDICTORS.get(self.task)
+        if fn is None:
+            raise StruxModelError(
+                f"{self.path}: task '{self.task}' is not supported by strux_model.py "
+                f"(supported: {', '.join(sorted(PREDICTORS))})")
+        return fn(self, data)
+
+
+def predict_multilabel(model, data):
+    """multilabel (docs/model-format.md): label k is on iff w_k . x > 0; ids joined by ','."""
+    s = model.scores(data)
+    return [",".join(str(k) for k in np.flatnonzero(row > 0)) for row in s]
+
+
+PREDICTORS = {
+    "multilabel": predict_multilabel,
+}
+
+
+def _text(v):
+    return v.decode() if isinstance(v, bytes) else str(v)
+
+
+def _open_text(path):
+    with open(path, "rb") as f:
+        magic = f.read(8)
+    if magic == b"\x89HDF\r\n\x1a\n":
+        raise StruxModelError(f"{path}: an HDF5 file; this reader takes LIBSVM/XMC text "
+                              "(plain or gzip)")
+    if magic[:2] == b"\x1f\x8b":
+        return gzip.open(path, "rt", encoding="ascii")
+    return open(path, "r", encoding="ascii")
+
+
+def _is_header(line):
+    fields = line.split()
+    return 1 <= len(fields) <= 3 and all(f.isdigit() for f in fields)
+
+
+def read_libsvm(path, dim):
+    """Rows of a LIBSVM/XMC multi-label file (`l1,l2 idx:val ...`, optional `N D L` first line),
+    keeping features 1..dim (0: all) as 0-based columns; the rest are dropped and counted."""
+    indptr, indices, values, labels = [0], [], [], []
+    n_dropped = 0
+    with _open_text(path) as f:
+        for line_no, line in enumerate(f, 1):
+            line = line.rstrip("\r\n")
+            if line_no == 1 and _is_header(line):
+                continue
+            tokens = line.split()
+            if line[:1] in (" ", "\t") or not line:
+                labs = []
+            else:
+                labs = [int(t) for t in tokens[0].split(",")]
+                tokens = tokens[1:]
+            for tok in tokens:
+                idx, sep, val = tok.partition(":")
+                if not sep:
+                    raise StruxModelError(f"{path}:{line_no}: malformed feature '{tok}'")
+                j = int(idx)
+                if dim and j > dim:
+                    n_dropped += 1
+                    continue
+                indices.append(j - 1)
+                values.append(float(val))
+            indptr.append(len(indices))
+            labels.append(labs)
+    return Dataset(path, np.array(indptr, dtype=np.int64), np.array(indices, dtype=np.int64),
+                   np.array(values, dtype=np.float64).astype(np.float32), labels, n_dropped)
+
+
+def load(path):
+    """Read a model file (see Model)."""
+    return Model(path)
+
+
+def _cmd_predict(args):
+    model = load(args.model)
+    data = read_libsvm(args.data, model.data_dim)
+    lines = model.predict(data)
+    text = "".join(line + "\n" for line in lines)
+    if args.out == "-":
+        sys.stdout.write(text)
+    else:
+        with open(args.out, "w", encoding="ascii") as f:
+            f.write(text)
+    if data.n_dropped:
+        print(f"strux_model.py: {args.data}: {data.n_dropped} feature entries above the model's "
+              f"{model.data_dim} features were ignored", file=sys.stderr)
+
+
+def _cmd_info(args):
+    m = load(args.model)
+    print(f"model    {m.path}\ntask     {m.task}\nweights  {m.n_rows} x {m.dim} "
+          f"(+{m.extra.size} extra)\nlabels   {m.n_labels}\nbias     {m.bias}")
+    if "epoch" in m.curve:
+        print(f"epochs   {len(m.curve['epoch'])}, final objective {m.curve['primal'][-1]:.6g}")
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(prog="strux_model.py", description=__doc__.split("\n")[0])
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    p = sub.add_parser("predict", help="one predicted label per line, as `strux predict`")
+    p.add_argument("--model", required=True)
+    p.add_argument("--data", required=True)
+    p.add_argument("--out", default="-", help="output file (default: stdout)")
+    p.set_defaults(run=_cmd_predict)
+    p = sub.add_parser("info", help="task, shape, bias and training summary")
+    p.add_argument("model")
+    p.set_defaults(run=_cmd_info)
+    args = ap.parse_args(argv)
+    try:
+        args.run(args)
+    except (StruxModelError, OSError, KeyError, ValueError) as e:
+        print(f"strux_model.py: {e}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
