@@ -44,13 +44,14 @@ strux_status strux_config_create(strux_config **out);
 void strux_config_destroy(strux_config **c);
 /* Read an INI file; entries remember "file:line". */
 strux_status strux_config_read_file(strux_config *c, const char *path);
-/* Read INI text (the config stored in a model file). */
-strux_status strux_config_read_text(strux_config *c, const char *text, const char *origin);
 /* Add "section.key=value" from the command line. */
 strux_status strux_config_set(strux_config *c, const char *assignment);
 /* Defaults, then every entry in order; unknown sections or keys are errors listing the valid
- * ones; with warn set, keys that the chosen implementations do not read are reported. */
-strux_status strux_config_resolve(strux_config *c, strux_run_options *o, int warn);
+ * ones; keys that the chosen implementations do not read are reported as warnings. */
+strux_status strux_config_resolve(strux_config *c, strux_run_options *o);
+/* Options from the resolved config a model file stores (every section's table read with
+ * strux_opt_read_ini, the route library users take too). */
+strux_status strux_config_from_stored(const char *text, const char *origin, strux_run_options *o);
 /* The fully resolved options as INI text (defaults included); caller frees with strux_free. */
 strux_status strux_config_format(const strux_run_options *o, char **text);
 /* docs/config.md: every key with type, default and description, as Markdown. */

@@ -22,8 +22,7 @@ struct strux_config {
     strux_status st;   /* first failure inside an inih callback */
     const char *path;  /* file being parsed */
     int line;          /* lines handed to inih so far */
-    FILE *file;        /* file being parsed (read_file) */
-    const char *text;  /* origin of a string being parsed (read_text) */
+    FILE *file;        /* file being parsed */
 };
 
 static const strux_opt_spec data_specs[] = {
@@ -113,10 +112,7 @@ static int on_entry(void *user, const char *sec, const char *name, const char *v
 {
     strux_config *c = user;
     char origin[STRUX_OPT_STR + 32];
-    if (c->path)
-        snprintf(origin, sizeof origin, "%s:%d", c->path, c->line);
-    else
-        snprintf(origin, sizeof origin, "%s", c->text);
+    snprintf(origin, sizeof origin, "%s:%d", c->path, c->line);
     if (c->st == STRUX_OK) {
         if (!sec[0])
             c->st = strux_error_set(STRUX_ERR_CONFIG, __FILE__, __LINE__, __func__,
@@ -161,15 +157,12 @@ strux_status strux_config_read_file(strux_config *c, const char *path)
     return STRUX_OK;
 }
 
-strux_status strux_config_read_text(strux_config *c, const char *text, const char *origin)
+strux_status strux_config_from_stored(const char *text, const char *origin, strux_run_options *o)
 {
-    c->st = STRUX_OK;
-    c->path = NULL;
-    c->text = origin;
-    int rc = ini_parse_string(text, on_entry, c);
-    c->text = NULL;
-    if (c->st != STRUX_OK) return c->st;
-    STRUX_CHECK(rc == 0, STRUX_ERR_CONFIG, "%s: line %d is not an INI line", origin, rc);
+    memset(o, 0, sizeof *o);
+    for (int s = 0; s < N_SECTIONS; s++)
+        STRUX_TRY(strux_opt_read_ini(sections[s].specs, (char *)o + sections[s].offset, text,
+                                     origin));
     return STRUX_OK;
 }
 
@@ -250,7 +243,7 @@ static int condition_holds(const strux_run_options *o, const char *only)
     return 0;
 }
 
-strux_status strux_config_resolve(strux_config *c, strux_run_options *o, int warn)
+strux_status strux_config_resolve(strux_config *c, strux_run_options *o)
 {
     memset(o, 0, sizeof *o);
     for (int s = 0; s < N_SECTIONS; s++)
@@ -274,7 +267,7 @@ strux_status strux_config_resolve(strux_config *c, strux_run_options *o, int war
         }
         STRUX_TRY(strux_opt_set(p, (char *)o + s->offset, e->value, e->origin));
     }
-    for (int k = 0; warn && k < c->n; k++) {
+    for (int k = 0; k < c->n; k++) {
         const config_entry *e = &c->e[k];
         const section *s = find_section(e->key, strcspn(e->key, "."));
         const strux_opt_spec *p = find_spec(s, e->key);

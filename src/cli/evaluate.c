@@ -143,13 +143,9 @@ done:
 static strux_status load(strux_comm *comm, const char *model_path, const char *data_path,
                          loaded_model *lm)
 {
-    strux_config *cfg = NULL;
     strux_status st = strux_io_model_load(model_path, &lm->model, &lm->info);
-    if (st == STRUX_OK) st = strux_config_create(&cfg);
-    if (st == STRUX_OK) st = strux_config_read_text(cfg, lm->info.config, model_path);
-    if (st == STRUX_OK) st = strux_config_resolve(cfg, &lm->opt, 0);
+    if (st == STRUX_OK) st = strux_config_from_stored(lm->info.config, model_path, &lm->opt);
     if (st == STRUX_OK) st = strux_task_create(&lm->opt.task, &lm->task);
-    strux_config_destroy(&cfg);
     STRUX_TRY(strux_comm_agree(comm, st));
     strux_read_options ro =
         strux_cli_heldout_read_options(comm, &lm->opt, lm->model, lm->info.n_labels);

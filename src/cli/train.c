@@ -60,7 +60,7 @@ static strux_status parse_args(train_run *r, int argc, char **argv)
         const char *assignment = set_argument(argc, argv, &k);
         if (assignment) STRUX_TRY(strux_config_set(r->config, assignment));
     }
-    STRUX_TRY(strux_config_resolve(r->config, &r->opt, 1));
+    STRUX_TRY(strux_config_resolve(r->config, &r->opt));
     STRUX_CHECK(r->opt.data.train[0], STRUX_ERR_CONFIG,
                 "%s: data.train is not set: the training data file is required", config_path);
     return STRUX_OK;
