@@ -51,9 +51,11 @@ const strux_opt_spec strux_search_opt_specs[] = {
      "angular: most violating labels remembered per example and re-scored before each search "
      "(the label cache of §3.6); 0: none"},
     {"surrogate.warm_start", STRUX_OPT_BOOL, offsetof(strux_search_options, warm_start), "true",
-     0, 0, NULL, "surrogate.search=bisect|convex_hull|auto",
-     "start from the previous visit of the example: its best λ (bisect, §3.4) or its hull "
-     "vertices pruned to their upper-right chain (convex_hull, §3.7)"},
+     0, 0, NULL, "surrogate.search=angular|bisect|convex_hull|auto",
+     "start from the previous visit of the example: its best λ (bisect, §3.4), its hull "
+     "vertices pruned to their upper-right chain (convex_hull, §3.7), or the tangent weight "
+     "h/g of its best cached label as the root weight λ0 instead of Ĥ/Ĝ (angular, needs "
+     "surrogate.cache > 0)"},
     {NULL},
 };
 
