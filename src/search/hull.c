@@ -166,15 +166,13 @@ static strux_query hull_query(const strux_search *s, double lambda)
                          : strux_plane_query(&s->u, 1.0, lambda);
 }
 
-static strux_status hull_add(strux_search *s, hull_data *d, const strux_label *y,
-                             const strux_point *p)
+static strux_status hull_add(hull_data *d, const strux_label *y, const strux_point *p)
 {
     int32_t slot = slot_take(d);
     STRUX_CHECK(slot >= 0, STRUX_ERR_INTERNAL, "convex hull chain over %lld vertices",
                 (long long)d->cap);
     STRUX_TRY(strux_label_copy(&d->work.slot[slot], y));
     d->S[d->n_S++] = (hull_vertex){*p, slot};
-    (void)s;
     return STRUX_OK;
 }
 
@@ -200,13 +198,13 @@ static strux_status hull_search(strux_search *s, strux_task *t, const strux_pot 
     strux_point p;
     if (!is_banned(d, truth)) {
         strux_plane_eval(s, t, pot, truth, truth, &p);
-        STRUX_TRY(hull_add(s, d, truth, &p));
+        STRUX_TRY(hull_add(d, truth, &p));
     }
     if (warm)
         for (int32_t k = 0; k < d->n_warm[i]; k++) {
             const strux_label *y = &d->warm.slot[i * HULL_WARM_MAX + k];
             strux_plane_eval(s, t, pot, truth, y, &p);
-            STRUX_TRY(hull_add(s, d, y, &p));
+            STRUX_TRY(hull_add(d, y, &p));
         }
     hull_prune(d);
     double lambda = d->n_S > 0 ? hull_lambda(u, d) : INFINITY;
@@ -235,7 +233,7 @@ static strux_status hull_search(strux_search *s, strux_task *t, const strux_pot 
             *exact = 1;
             break;
         }
-        STRUX_TRY(hull_add(s, d, &s->scratch, &p));
+        STRUX_TRY(hull_add(d, &s->scratch, &p));
         hull_prune(d);
         lambda = hull_lambda(u, d);
     }
@@ -263,8 +261,7 @@ static strux_status hull_search(strux_search *s, strux_task *t, const strux_pot 
 }
 
 /* Remember the chain vertices nearest the optimum (the truth excluded) for the next visit. */
-static strux_status hull_remember(strux_search *s, hull_data *d, const strux_label *truth,
-                                  int64_t i, int32_t ta)
+static strux_status hull_remember(hull_data *d, const strux_label *truth, int64_t i, int32_t ta)
 {
     int32_t lo = ta - HULL_WARM_MAX / 2 < 0 ? 0 : ta - HULL_WARM_MAX / 2, n = 0;
     for (int32_t k = lo; k < d->n_S && n < HULL_WARM_MAX; k++) {
@@ -274,7 +271,6 @@ static strux_status hull_remember(strux_search *s, hull_data *d, const strux_lab
         n++;
     }
     d->n_warm[i] = n;
-    (void)s;
     return STRUX_OK;
 }
 
@@ -290,7 +286,7 @@ static strux_status hull_run(strux_search *s, strux_task *t, const strux_pot *po
     int exact;
     STRUX_TRY(hull_search(s, t, pot, truth, s->opt.warm_start, &ta, &tb, &mix, &psi, &exact,
                           &ub_hg));
-    if (s->opt.warm_start) STRUX_TRY(hull_remember(s, d, truth, pot->i, ta));
+    if (s->opt.warm_start) STRUX_TRY(hull_remember(d, truth, pot->i, ta));
     if (!d->integral) {
         double ub = exact ? psi : ub_hg;
         if (tb < 0)

@@ -7,7 +7,6 @@
 
 #include <math.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 /* Evaluation accumulator layout: 4 totals, then (tp, fp, fn) per label. */
@@ -145,11 +144,36 @@ static strux_status ml_scratch_alloc(strux_task *t)
     return STRUX_OK;
 }
 
-static int gain_desc(const void *a, const void *b)
+/* Order of the gains: larger v first, then smaller label index. */
+static int gain_before(const ml_gain *x, const ml_gain *y)
 {
-    const ml_gain *x = a, *y = b;
-    if (x->v != y->v) return x->v > y->v ? -1 : 1;
-    return x->k < y->k ? -1 : x->k > y->k;
+    return x->v > y->v || (x->v == y->v && x->k < y->k);
+}
+
+static void gain_sift(ml_gain *a, int32_t root, int32_t n)
+{
+    for (;;) {
+        int32_t c = 2 * root + 1;
+        if (c >= n) return;
+        if (c + 1 < n && gain_before(&a[c], &a[c + 1])) c++;
+        if (!gain_before(&a[root], &a[c])) return;
+        ml_gain tmp = a[root];
+        a[root] = a[c];
+        a[c] = tmp;
+        root = c;
+    }
+}
+
+/* In-place heapsort into gain_before order (qsort may allocate; oracles must not). */
+static void gain_sort(ml_gain *a, int32_t n)
+{
+    for (int32_t k = n / 2 - 1; k >= 0; k--) gain_sift(a, k, n);
+    for (int32_t end = n - 1; end > 0; end--) {
+        ml_gain tmp = a[0];
+        a[0] = a[end];
+        a[end] = tmp;
+        gain_sift(a, 0, end);
+    }
 }
 
 /* Fill ans from the label in y. */
@@ -201,7 +225,7 @@ static strux_status ml_oracle_wedge(const strux_task *t, const strux_pot *pot,
     int32_t L = t->n_labels;
     for (int32_t k = 0; k < L; k++)
         d->gain[k] = (ml_gain){truth->y[k] ? -pot->s[k] : pot->s[k], k};
-    qsort(d->gain, (size_t)L, sizeof *d->gain, gain_desc);
+    gain_sort(d->gain, L);
     double m_e = 0, best = -INFINITY;
     int32_t e_best = -1;
     for (int32_t e = 0; e <= L; e++) {
@@ -278,7 +302,7 @@ static strux_status ml_oracle_ban(const strux_task *t, const strux_pot *pot,
         d->gain[k] = (ml_gain){-fabs(v), k}; /* descending −δ = ascending regret */
         y->y[k] = v > 0 ? !truth->y[k] : truth->y[k];
     }
-    qsort(d->gain, (size_t)L, sizeof *d->gain, gain_desc);
+    gain_sort(d->gain, L);
     y->n = L;
     y->n_mu = 0;
     int32_t n_node = 0, n_heap = 0;

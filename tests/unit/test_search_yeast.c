@@ -337,6 +337,35 @@ static void test_constrained_oracle_yeast(void **state)
     }
 }
 
+/* STYLE.md §6: after a first visit of every example, a second pass of every search allocates
+ * nothing (per-example state, queues, chains and ban lists are sized at creation). */
+static void test_no_allocation_per_example(void **state)
+{
+    (void)state;
+    set_weights(1);
+    const char *search[] = {"sarawagi", "binary", "bisect", "angular", "angular", "convex_hull",
+                            "convex_hull", "convex_hull", "convex_hull"};
+    const char *type[] = {"slack", "slack", "slack", "slack", "slack", "slack", "beta",
+                          "probloss", "microf1"};
+    for (int k = 0; k < 9; k++) {
+        strux_search *s = make(type[k], search[k], 1e-3, k == 4 ? "fifo" : "priority", 0.5, 1,
+                               k >= 7);
+        strux_search_result r;
+        int64_t before = 0;
+        for (int pass = 0; pass < 2; pass++) {
+            if (pass == 1) before = strux_alloc_calls();
+            for (int64_t i = 0; i < 200; i++) {
+                assert_strux_ok(strux_task_potentials(Y->t, Y->w, Y->ds, i, &Y->pot));
+                assert_strux_ok(strux_task_truth(Y->t, Y->ds, i, &Y->truth));
+                strux_search_set_slack(s, 0.5);
+                assert_strux_ok(strux_search_run(s, Y->t, &Y->pot, &Y->truth, &r));
+            }
+        }
+        assert_int_equal(strux_alloc_calls(), before);
+        strux_search_destroy(&s);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -345,6 +374,7 @@ int main(void)
         cmocka_unit_test(test_one_epoch),
         cmocka_unit_test(test_five_epochs),
         cmocka_unit_test(test_constrained_oracle_yeast),
+        cmocka_unit_test(test_no_allocation_per_example),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
