@@ -6,6 +6,8 @@
 # which is also the ξ_i the Sarawagi-Gupta search receives). Weights follow a mini-batch Pegasos
 # SGD trajectory driven by the angular answers; tables for pass 1 (from w = 0), pass 2 (after one
 # epoch), pass 6 (after five) and all six passes. Thesis figures are printed beside ours.
+# Default options (eps = 1e-3, label cache 4, warm starts on); "angular, λ0 = Ĥ/Ĝ always" is the
+# spec-literal root weight (A1) without the cached-tangent warm start.
 # Targets (yeast, all passes): angular ≤ 4.5 calls and 100% exact, convex hull ≤ 3.1 calls.
 set -u
 cd "$(dirname "$0")/.."
