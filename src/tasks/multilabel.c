@@ -96,8 +96,8 @@ static double ml_score(const strux_task *t, const strux_pot *pot, const strux_la
 }
 
 /* ---- oracles (slack_bicriteria.md §2.1-2.4(a)) ----
- * Scratch for the constrained and ban-list oracles lives in ml_data, allocated by ml_check (the
- * label count is known there) and never in an oracle call. */
+ * Scratch (not state: nothing survives a call) for the constrained and ban-list oracles lives in
+ * ml_data, allocated by ml_check (the label count is known there) and never in an oracle call. */
 
 #define ML_BAN_MAX 1024 /* ban-list entries one query may carry (k-best nodes are sized by it) */
 #define ML_WEDGE_TAU 1e-9 /* relative tolerance realising strict wedge sides (§2.2) */
@@ -115,7 +115,6 @@ typedef struct ml_node {
 } ml_node;
 
 typedef struct ml_data {
-    int32_t n_labels;
     ml_gain *gain;  /* n_labels: per-label flip gains, sorted */
     ml_node *node;  /* 2·ML_BAN_MAX + 3 nodes of the k-best enumeration */
     int32_t *heap;  /* node indices, min-heap by cost */
@@ -137,7 +136,6 @@ static strux_status ml_scratch_alloc(strux_task *t)
     ml_data *d;
     STRUX_TRY(strux_alloc(&d, sizeof *d));
     t->data = d;
-    d->n_labels = t->n_labels;
     STRUX_TRY(strux_alloc_array(&d->gain, (size_t)t->n_labels, sizeof *d->gain));
     STRUX_TRY(strux_alloc_array(&d->node, 2 * ML_BAN_MAX + 3, sizeof *d->node));
     STRUX_TRY(strux_alloc_array(&d->heap, 2 * ML_BAN_MAX + 3, sizeof *d->heap));
