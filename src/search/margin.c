@@ -8,18 +8,12 @@
 static strux_status margin_run(strux_search *s, strux_task *t, const strux_pot *pot,
                                const strux_label *truth, strux_search_result *r)
 {
-    strux_query q = strux_query_dir(1.0, 1.0);
-    strux_answer a;
-    STRUX_TRY(strux_task_oracle(t, pot, truth, &q, &s->y, &a));
-    r->y = &s->y;
-    r->y2 = NULL;
-    r->mix = 1.0;
-    r->m = a.m;
-    r->g = a.g;
-    r->psi = s->u.psi(&s->u, a.m, a.g);
-    r->psi_h = s->u.psi_h(&s->u, a.m, a.g);
-    r->ub = r->psi;
-    r->calls = 1;
+    strux_plane_begin(s, t, truth);
+    strux_query q = strux_plane_query(&s->u, 1.0, 1.0);
+    strux_point p;
+    int found;
+    STRUX_TRY(strux_plane_call(s, t, pot, truth, &q, &s->y, &p, &found));
+    STRUX_TRY(strux_search_answer(s, &s->y, &p, s->u.psi(&s->u, p.h, p.g), r));
     return STRUX_OK;
 }
 
@@ -30,8 +24,8 @@ strux_status strux_search_create_margin(const strux_search_options *opt, const s
 {
     (void)t, (void)ds;
     STRUX_CHECK(strcmp(s->u.name, "margin") == 0, STRUX_ERR_CONFIG,
-                "surrogate.search = margin answers only surrogate.type = margin (got '%s')",
-                opt->type);
+                "surrogate.search = margin answers only surrogate.type = margin (got '%s'); "
+                "use convex_hull or auto", opt->type);
     s->ops = &margin_ops;
     return STRUX_OK;
 }

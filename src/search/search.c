@@ -1,19 +1,69 @@
 /* search/search.c - the public search API: options, creation from (surrogate, search) names,
- * dispatch, and the subgradient of the surrogate at a search's answer (slack_bicriteria.md §1.8). */
+ * dispatch, the slack input of the Sarawagi-Gupta search, and the subgradient of the surrogate at
+ * a search's answer (slack_bicriteria.md §1.8). */
 #include "search_impl.h"
 
 #include <math.h>
 #include <stddef.h>
 #include <string.h>
 
+#define SLACK_ONLY "surrogate.search=angular|bisect|binary|sarawagi|auto"
+
 const strux_opt_spec strux_search_opt_specs[] = {
     {"surrogate.type", STRUX_OPT_CHOICE, offsetof(strux_search_options, type), "margin", 0, 0,
-     "margin", NULL, "surrogate loss ψ(h, g) (slack_bicriteria.md §1.4)"},
+     "margin|slack|beta|probloss|microf1", NULL,
+     "surrogate loss ψ(h, g) (slack_bicriteria.md §1.4): margin (h + g), slack (slack rescaling "
+     "(1 + m)·L), beta (β-scaling m·L^β + L), probloss (ProbLoss §1.5), microf1 (Micro-F1 "
+     "surrogate §1.6)"},
     {"surrogate.search", STRUX_OPT_CHOICE, offsetof(strux_search_options, search), "auto", 0, 0,
-     "auto|margin", NULL, "search answering the surrogate with oracle calls; auto picks the "
-     "surrogate's default"},
+     "auto|margin|sarawagi|binary|bisect|angular|convex_hull", NULL,
+     "search answering the surrogate with oracle calls (§3); auto: margin for margin, angular "
+     "for slack, convex_hull for beta, probloss and microf1 (Dinkelbach for microf1); "
+     "sarawagi, binary, bisect and angular answer slack only, sarawagi only inside a "
+     "cutting-plane solver (it needs the slack ξ_i)"},
+    {"surrogate.beta", STRUX_OPT_DOUBLE, offsetof(strux_search_options, beta), "0.5", 0, 1, NULL,
+     "surrogate.type=beta", "β of β-scaling ψ = m·L^β + L (§1.4; 0: margin, 1: slack)"},
+    {"surrogate.probloss_convex", STRUX_OPT_BOOL, offsetof(strux_search_options, probloss_convex),
+     "true", 0, 0, NULL, "surrogate.type=probloss",
+     "ProbLoss convex extension: tangent continuation L + sqrt(L)·m for m > 0 (§1.5, A21); "
+     "false: the raw ProbLoss 2L·Φ_N(m / sqrt(2L/π))"},
+    {"surrogate.integral", STRUX_OPT_BOOL, offsetof(strux_search_options, integral), "false", 0,
+     0, NULL, "surrogate.search=convex_hull|auto",
+     "convex_hull: recover an integral label with ban-list oracle calls (§3.8) instead of "
+     "answering with the fractional optimum over the hull (a mixture of two labels, §1.8)"},
+    {"surrogate.eps", STRUX_OPT_DOUBLE, offsetof(strux_search_options, eps), "1e-3", 0, 0.5,
+     NULL, SLACK_ONLY,
+     "stop once the best value found is ≥ (1 − eps) times the certified upper bound "
+     "(K(λ)²/4λ, §3.1 Lemma 5; the paper's 0.999 stop for angular, A7); 0: run to exactness"},
+    {"surrogate.tol", STRUX_OPT_DOUBLE, offsetof(strux_search_options, tol), "1e-3", 1e-12, 1,
+     NULL, "surrogate.search=sarawagi|binary|bisect",
+     "stop when the λ interval is relatively narrower than this (§3.2-3.4)"},
+    {"surrogate.max_calls", STRUX_OPT_INT, offsetof(strux_search_options, max_calls), "100", 1,
+     1e6, NULL, "surrogate.search=sarawagi|binary|bisect|angular|convex_hull|auto",
+     "oracle calls per search at most (A9 call cap); the answer is then the best label found "
+     "and the reported bound stays certified"},
+    {"surrogate.queue", STRUX_OPT_CHOICE, offsetof(strux_search_options, queue), "priority", 0,
+     0, "priority|fifo", "surrogate.search=angular|auto",
+     "angular search order: priority (largest bound first, §3.6) or fifo (breadth first, the "
+     "order of the Theorem-4 rate, A5)"},
+    {"surrogate.cache", STRUX_OPT_INT, offsetof(strux_search_options, cache), "4", 0, 64, NULL,
+     "surrogate.search=angular|auto",
+     "angular: most violating labels remembered per example and re-scored before each search "
+     "(the label cache of §3.6); 0: none"},
+    {"surrogate.warm_start", STRUX_OPT_BOOL, offsetof(strux_search_options, warm_start), "true",
+     0, 0, NULL, "surrogate.search=angular|bisect|convex_hull|auto",
+     "start from the previous visit of the example: its best λ (bisect, §3.4), its hull "
+     "vertices pruned to their upper-right chain (convex_hull, §3.7), or the tangent weight "
+     "h/g of its best cached label as the root weight λ0 instead of Ĥ/Ĝ (angular, needs "
+     "surrogate.cache > 0)"},
     {NULL},
 };
+
+strux_status strux_search_options_default(strux_search_options *opt)
+{
+    memset(opt, 0, sizeof *opt);
+    return strux_opt_defaults(strux_search_opt_specs, opt);
+}
 
 static const char *search_names(void)
 {
@@ -40,15 +90,25 @@ strux_status strux_search_create(const strux_search_options *opt, const strux_ta
     STRUX_TRY(strux_alloc(&s, sizeof *s));
     s->type_name = e->name;
     s->u = u;
+    s->opt = *opt;
+    strux_search_options def;
     strux_status st;
+    STRUX_TRY_GOTO(st, strux_search_options_default(&def), fail);
+    if (s->opt.max_calls <= 0) s->opt.max_calls = def.max_calls; /* zero-initialised callers */
+    if (s->opt.tol <= 0) s->opt.tol = def.tol;
+    s->n_local = ds->n_local;
+    s->xi = NAN;
     STRUX_TRY_GOTO(st, strux_task_label_alloc(t, ds, &s->y), fail);
     STRUX_TRY_GOTO(st, strux_task_label_alloc(t, ds, &s->y2), fail);
-    STRUX_TRY_GOTO(st, e->create(opt, t, ds, s), fail);
+    STRUX_TRY_GOTO(st, strux_task_label_alloc(t, ds, &s->scratch), fail);
+    STRUX_TRY_GOTO(st, e->create(&s->opt, t, ds, s), fail);
     *out = s;
     return STRUX_OK;
 fail:
+    if (s->ops && s->ops->destroy) s->ops->destroy(s);
     strux_label_free(&s->y);
     strux_label_free(&s->y2);
+    strux_label_free(&s->scratch);
     strux_free(&s);
     return st;
 }
@@ -59,17 +119,33 @@ void strux_search_destroy(strux_search **s)
     if ((*s)->ops && (*s)->ops->destroy) (*s)->ops->destroy(*s);
     strux_label_free(&(*s)->y);
     strux_label_free(&(*s)->y2);
+    strux_label_free(&(*s)->scratch);
     strux_free(s);
 }
 
 strux_status strux_search_run(strux_search *s, strux_task *t, const strux_pot *pot,
                               const strux_label *truth, strux_search_result *r)
 {
-    STRUX_TRY(s->ops->run(s, t, pot, truth, r));
+    STRUX_CHECK(pot->i >= 0 && pot->i < s->n_local, STRUX_ERR_INTERNAL,
+                "search '%s' created for %lld examples asked about example %lld", s->type_name,
+                (long long)s->n_local, (long long)pot->i);
+    strux_status st = s->ops->run(s, t, pot, truth, r);
+    s->xi = NAN; /* the slack is for one run only */
+    STRUX_TRY(st);
     STRUX_CHECK(isfinite(r->psi) && isfinite(r->psi_h), STRUX_ERR_NUMERIC,
                 "search '%s' gave a non-finite surrogate value %g (slope %g) on example %lld",
                 s->type_name, r->psi, r->psi_h, (long long)pot->i);
     return STRUX_OK;
+}
+
+void strux_search_set_slack(strux_search *s, double xi)
+{
+    s->xi = xi;
+}
+
+int strux_search_needs_slack(const strux_search *s)
+{
+    return s->needs_slack;
 }
 
 const char *strux_search_name(const strux_search *s)
@@ -89,6 +165,7 @@ strux_status strux_search_add_subgradient(const strux_search_result *r, const st
     if (r->psi <= 0) return STRUX_OK;
     double c = scale * r->psi_h;
     STRUX_TRY(strux_task_add_delta(t, ds, i, r->y, truth, c * r->mix, G));
-    if (r->y2 && r->mix < 1) STRUX_TRY(strux_task_add_delta(t, ds, i, r->y2, truth, c * (1 - r->mix), G));
+    if (r->y2 && r->mix < 1)
+        STRUX_TRY(strux_task_add_delta(t, ds, i, r->y2, truth, c * (1 - r->mix), G));
     return STRUX_OK;
 }

@@ -5,11 +5,14 @@
  * macro- and example-F1. Knows nothing of MPI, searches or solvers. */
 #include "task_impl.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 /* Evaluation accumulator layout: 4 totals, then (tp, fp, fn) per label. */
 enum { ACC_N, ACC_ERRORS, ACC_EXACT, ACC_EXAMPLE_F1, ACC_PER_LABEL };
+
+static strux_status ml_scratch_alloc(strux_task *t);
 
 static strux_status ml_check(strux_task *t, const strux_dataset *ds)
 {
@@ -20,7 +23,7 @@ static strux_status ml_check(strux_task *t, const strux_dataset *ds)
     STRUX_CHECK(t->n_labels == 0 || t->n_labels == ds->n_labels, STRUX_ERR_INPUT,
                 "%s: %d labels where the task has %d", ds->path, ds->n_labels, t->n_labels);
     t->n_labels = ds->n_labels;
-    return STRUX_OK;
+    return ml_scratch_alloc(t);
 }
 
 static strux_status ml_model_shape(const strux_task *t, const strux_dataset *ds, int32_t *n_rows,
@@ -92,16 +95,262 @@ static double ml_score(const strux_task *t, const strux_pot *pot, const strux_la
     return f;
 }
 
+/* ---- oracles (slack_bicriteria.md §2.1-2.4(a)) ----
+ * Scratch (not state: nothing survives a call) for the constrained and ban-list oracles lives in
+ * ml_data, allocated by ml_check (the label count is known there) and never in an oracle call. */
+
+#define ML_BAN_MAX 1024 /* ban-list entries one query may carry (k-best nodes are sized by it) */
+#define ML_WEDGE_TAU 1e-9 /* relative tolerance realising strict wedge sides (§2.2) */
+
+typedef struct ml_gain {
+    double v;  /* sort key */
+    int32_t k; /* label index */
+} ml_gain;
+
+/* A node of the k-best enumeration: the flip set of its parent plus rank j of the regret order. */
+typedef struct ml_node {
+    double cost;    /* regret sum of the flip set */
+    int32_t j;      /* largest rank in the set, −1 for the empty set */
+    int32_t parent; /* node holding the set without rank j, −1 for the empty set */
+} ml_node;
+
+typedef struct ml_data {
+    ml_gain *gain;  /* n_labels: per-label flip gains, sorted */
+    ml_node *node;  /* 2·ML_BAN_MAX + 3 nodes of the k-best enumeration */
+    int32_t *heap;  /* node indices, min-heap by cost */
+} ml_data;
+
+static void ml_destroy(strux_task *t)
+{
+    ml_data *d = t->data;
+    if (!d) return;
+    strux_free(&d->gain);
+    strux_free(&d->node);
+    strux_free(&d->heap);
+    strux_free(&t->data);
+}
+
+static strux_status ml_scratch_alloc(strux_task *t)
+{
+    if (t->data) return STRUX_OK;
+    ml_data *d;
+    STRUX_TRY(strux_alloc(&d, sizeof *d));
+    t->data = d;
+    STRUX_TRY(strux_alloc_array(&d->gain, (size_t)t->n_labels, sizeof *d->gain));
+    STRUX_TRY(strux_alloc_array(&d->node, 2 * ML_BAN_MAX + 3, sizeof *d->node));
+    STRUX_TRY(strux_alloc_array(&d->heap, 2 * ML_BAN_MAX + 3, sizeof *d->heap));
+    return STRUX_OK;
+}
+
+/* Order of the gains: larger v first, then smaller label index. */
+static int gain_before(const ml_gain *x, const ml_gain *y)
+{
+    return x->v > y->v || (x->v == y->v && x->k < y->k);
+}
+
+static void gain_sift(ml_gain *a, int32_t root, int32_t n)
+{
+    for (;;) {
+        int32_t c = 2 * root + 1;
+        if (c >= n) return;
+        if (c + 1 < n && gain_before(&a[c], &a[c + 1])) c++;
+        if (!gain_before(&a[root], &a[c])) return;
+        ml_gain tmp = a[root];
+        a[root] = a[c];
+        a[c] = tmp;
+        root = c;
+    }
+}
+
+/* In-place heapsort into gain_before order (qsort may allocate; oracles must not). */
+static void gain_sort(ml_gain *a, int32_t n)
+{
+    for (int32_t k = n / 2 - 1; k >= 0; k--) gain_sift(a, k, n);
+    for (int32_t end = n - 1; end > 0; end--) {
+        ml_gain tmp = a[0];
+        a[0] = a[end];
+        a[end] = tmp;
+        gain_sift(a, 0, end);
+    }
+}
+
+/* Fill ans from the label in y. */
+static void ml_answer(const strux_pot *pot, const strux_label *truth, const strux_label *y,
+                      strux_answer *ans)
+{
+    double m = 0, g = 0, size = 0;
+    for (int32_t k = 0; k < y->n; k++) {
+        if (y->y[k] != truth->y[k]) {
+            m += y->y[k] ? pot->s[k] : -pot->s[k];
+            g += 1;
+        }
+        size += y->y[k];
+    }
+    ans->found = 1;
+    ans->m = m;
+    ans->g = g;
+    ans->size = size;
+}
+
+/* Does the wedge of q admit the point (h, g)? Strict sides are g ≤ αh − τ and g ≥ βh + τ and
+ * closed sides g ≤ αh + τ and g ≥ βh − τ, τ = ML_WEDGE_TAU·max(1, |slope·h|), so a label on a ray
+ * shared by two wedges (closed in one, open in the other) is admitted by exactly one of them.
+ * α = ∞: no upper side when closed; when open, g < ∞·h reads h > 0 (h ≥ τ). */
+static int wedge_admits(const strux_query *q, double h, double g)
+{
+    double tb = ML_WEDGE_TAU * fmax(1.0, fabs(q->beta * h));
+    if (q->lower_open ? !(g >= q->beta * h + tb) : !(g >= q->beta * h - tb)) return 0;
+    if (isinf(q->alpha)) return !q->upper_open || h >= ML_WEDGE_TAU;
+    double ta = ML_WEDGE_TAU * fmax(1.0, fabs(q->alpha * h));
+    return q->upper_open ? g <= q->alpha * h - ta : g <= q->alpha * h + ta;
+}
+
+/* Constrained λ-oracle by the loss-indexed frontier of §2.4(a): for every error count e the label
+ * flipping the e largest gains gain_k = s_k·(1 − 2y_ik) has the largest margin h_e among all
+ * labels with e errors, and among these frontier labels F = {y_0..y_m} the answer maximises
+ * a·m + b·e subject to the wedge on (h_e, e), h = m + h_shift.
+ * Exactness: the answer is exact over F, not over all labels (that would be a knapsack over the
+ * label subsets). F contains, with its (h, g), a maximiser of every ψ increasing in h (a label
+ * with e errors is dominated by (h_e, e)), and the unconstrained maximum of a·m + b·e over F
+ * equals the one over all labels; so a search whose every query is answered over F (angular
+ * search: root and wedges alike) finds max over all labels of ψ. Ties in h_e go to the smaller e,
+ * equal gains to the smaller label index. */
+static strux_status ml_oracle_wedge(const strux_task *t, const strux_pot *pot,
+                                    const strux_label *truth, const strux_query *q, strux_label *y,
+                                    strux_answer *ans)
+{
+    ml_data *d = t->data;
+    int32_t L = t->n_labels;
+    for (int32_t k = 0; k < L; k++)
+        d->gain[k] = (ml_gain){truth->y[k] ? -pot->s[k] : pot->s[k], k};
+    gain_sort(d->gain, L);
+    double m_e = 0, best = -INFINITY;
+    int32_t e_best = -1;
+    for (int32_t e = 0; e <= L; e++) {
+        if (e > 0) m_e += d->gain[e - 1].v;
+        if (!wedge_admits(q, m_e + q->h_shift, (double)e)) continue;
+        double v = q->a * m_e + q->b * e;
+        if (v > best) {
+            best = v;
+            e_best = e;
+        }
+    }
+    y->n = L;
+    y->n_mu = 0;
+    memcpy(y->y, truth->y, (size_t)L * sizeof *y->y);
+    if (e_best < 0) {
+        *ans = (strux_answer){0};
+        return STRUX_OK;
+    }
+    for (int32_t e = 0; e < e_best; e++) y->y[d->gain[e].k] = !truth->y[d->gain[e].k];
+    ml_answer(pot, truth, y, ans);
+    return STRUX_OK;
+}
+
+static int ml_banned(const strux_query *q, const strux_label *y)
+{
+    for (int32_t b = 0; b < q->n_ban; b++)
+        if (strux_label_equal(&q->ban[b], y)) return 1;
+    return 0;
+}
+
+static void heap_push(const ml_node *node, int32_t *heap, int32_t *n, int32_t v)
+{
+    int32_t c = (*n)++;
+    while (c > 0 && node[heap[(c - 1) / 2]].cost > node[v].cost) {
+        heap[c] = heap[(c - 1) / 2];
+        c = (c - 1) / 2;
+    }
+    heap[c] = v;
+}
+
+static int32_t heap_pop(const ml_node *node, int32_t *heap, int32_t *n)
+{
+    int32_t top = heap[0], last = heap[--*n], c = 0;
+    for (;;) {
+        int32_t l = 2 * c + 1;
+        if (l >= *n) break;
+        if (l + 1 < *n && node[heap[l + 1]].cost < node[heap[l]].cost) l++;
+        if (node[heap[l]].cost >= node[last].cost) break;
+        heap[c] = heap[l];
+        c = l;
+    }
+    if (*n > 0) heap[c] = last;
+    return top;
+}
+
+/* Ban-list oracle (§2.3) by k-best enumeration: the unconstrained maximiser y* decomposes per
+ * label, and every other label is y* with a set of labels toggled, costing the sum of their
+ * regrets δ_k = |a·gain_k + b + c·(1 − 2y_ik)|. Flip sets are generated in increasing cost by the
+ * classic best-first scheme over regrets sorted ascending (a set with largest rank j spawns "add
+ * j+1" and "replace j by j+1"); the first label not in the ban list is the answer, after at most
+ * n_ban + 1 pops. */
+static strux_status ml_oracle_ban(const strux_task *t, const strux_pot *pot,
+                                  const strux_label *truth, const strux_query *q, strux_label *y,
+                                  strux_answer *ans)
+{
+    ml_data *d = t->data;
+    int32_t L = t->n_labels;
+    STRUX_CHECK(q->n_ban <= ML_BAN_MAX, STRUX_ERR_UNSUPPORTED,
+                "task '%s': ban list of %d labels exceeds the %d the k-best oracle holds",
+                t->type_name, q->n_ban, ML_BAN_MAX);
+    for (int32_t k = 0; k < L; k++) {
+        double sign = truth->y[k] ? -1.0 : 1.0;
+        double v = q->a * sign * pot->s[k] + q->b + q->c * sign;
+        d->gain[k] = (ml_gain){-fabs(v), k}; /* descending −δ = ascending regret */
+        y->y[k] = v > 0 ? !truth->y[k] : truth->y[k];
+    }
+    gain_sort(d->gain, L);
+    y->n = L;
+    y->n_mu = 0;
+    int32_t n_node = 0, n_heap = 0;
+    d->node[n_node++] = (ml_node){0.0, -1, -1};
+    heap_push(d->node, d->heap, &n_heap, 0);
+    while (n_heap > 0) {
+        int32_t v = heap_pop(d->node, d->heap, &n_heap);
+        const ml_node nv = d->node[v];
+        /* toggle the set of v on y*, test, untoggle */
+        for (int32_t p = v; d->node[p].j >= 0; p = d->node[p].parent)
+            y->y[d->gain[d->node[p].j].k] ^= 1;
+        int banned = ml_banned(q, y);
+        if (!banned) {
+            ml_answer(pot, truth, y, ans);
+            return STRUX_OK;
+        }
+        for (int32_t p = v; d->node[p].j >= 0; p = d->node[p].parent)
+            y->y[d->gain[d->node[p].j].k] ^= 1;
+        int32_t j1 = nv.j + 1;
+        if (j1 >= L) continue;
+        double delta1 = -d->gain[j1].v;
+        d->node[n_node] = (ml_node){nv.cost + delta1, j1, v};
+        heap_push(d->node, d->heap, &n_heap, n_node++);
+        if (nv.j >= 0) {
+            d->node[n_node] = (ml_node){nv.cost + d->gain[nv.j].v + delta1, j1, nv.parent};
+            heap_push(d->node, d->heap, &n_heap, n_node++);
+        }
+    }
+    *ans = (strux_answer){0}; /* every label is banned */
+    return STRUX_OK;
+}
+
 /* argmax_y a·m(y) + b·L(y, y_i) + c·|y|: label k leaves the truth iff
  * a·gain_k + b + c·(1 − 2y_ik) > 0, with gain_k = s_k·(1 − 2y_ik) the margin change of the flip;
- * ties keep the truth. */
+ * ties keep the truth. Wedge queries go to the frontier oracle, ban lists to the k-best one. */
 static strux_status ml_oracle(const strux_task *t, const strux_pot *pot, const strux_label *truth,
                               const strux_query *q, strux_label *y, strux_answer *ans)
 {
-    if (q->wedge || q->n_ban > 0)
-        return strux_error_set(STRUX_ERR_UNSUPPORTED, __FILE__, __LINE__, __func__,
-                               "task '%s' does not support constrained or banned oracle queries",
-                               t->type_name);
+    if (q->wedge || q->n_ban > 0) {
+        STRUX_CHECK(t->data, STRUX_ERR_INTERNAL, "task '%s' queried before check()",
+                    t->type_name);
+        STRUX_CHECK(!(q->wedge && q->n_ban > 0), STRUX_ERR_UNSUPPORTED,
+                    "task '%s' does not support a wedge and a ban list in one query",
+                    t->type_name);
+        STRUX_CHECK(!q->wedge || q->c == 0, STRUX_ERR_UNSUPPORTED,
+                    "task '%s': the constrained oracle has no label-size term (c = %g)",
+                    t->type_name, q->c);
+        return q->wedge ? ml_oracle_wedge(t, pot, truth, q, y, ans)
+                        : ml_oracle_ban(t, pot, truth, q, y, ans);
+    }
     double m = 0, g = 0, size = 0;
     y->n = t->n_labels;
     y->n_mu = 0;
@@ -257,6 +506,7 @@ static const struct strux_task_ops multilabel_ops = {
     .format_label = ml_format_label,
     .label_count = ml_label_count,
     .label_at = ml_label_at,
+    .destroy = ml_destroy,
 };
 
 strux_status strux_task_create_multilabel(const strux_task_options *opt, strux_task *t)
