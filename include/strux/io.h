@@ -63,6 +63,8 @@ strux_status strux_io_dataset_load(const char *path, const strux_read_options *o
 void strux_io_temp_name(const char *path, char *buf, size_t n);
 /* Rename tmp to path, or remove tmp and fail. */
 strux_status strux_io_commit(const char *tmp, const char *path);
+/* Create the directories leading to path (like mkdir -p of its dirname). */
+strux_status strux_io_make_parent(const char *path);
 
 typedef struct strux_metrics strux_metrics;
 /* Open a JSON-lines log (truncate, or append when append is nonzero). */

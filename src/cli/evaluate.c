@@ -99,6 +99,7 @@ static strux_status write_file(const char *path, const char *bytes, size_t n)
 {
     char tmp[4200];
     strux_io_temp_name(path, tmp, sizeof tmp);
+    STRUX_TRY(strux_io_make_parent(path));
     FILE *f = fopen(tmp, "wb");
     STRUX_CHECK(f, STRUX_ERR_IO, "%s: cannot create the predictions file", path);
     size_t w = n ? fwrite(bytes, 1, n, f) : 0;

@@ -43,6 +43,7 @@ void strux_curve_free(strux_curve *c)
 
 strux_status strux_metrics_open(const char *path, int append, strux_metrics **out)
 {
+    STRUX_TRY(strux_io_make_parent(path));
     FILE *f = fopen(path, append ? "a" : "w");
     STRUX_CHECK(f, STRUX_ERR_IO, "%s: cannot open the metrics log for writing", path);
     strux_metrics *m;

@@ -19,6 +19,7 @@ strux_status h5_create_atomic(const char *path, h5_body_fn body, const void *ctx
 {
     char tmp[4200];
     strux_io_temp_name(path, tmp, sizeof tmp);
+    STRUX_TRY(strux_io_make_parent(path));
     h5_quiet();
     hid_t f = H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
     STRUX_CHECK(f >= 0, STRUX_ERR_IO,
