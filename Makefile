@@ -3,6 +3,8 @@
 #   make demo       train yeast with mpirun -np 2, write the model, print test metrics
 #   make check      build and run every test; ends with "N passed, N failed"
 #   make bench      benchmarks that print tables (long; not part of check)
+#   make data       convert CoNLL-2000 and the OCR words into build/data/ (configs/conll2000.ini,
+#                   ocr.ini, ocr_letters.ini read from there)
 #   make install PREFIX=/usr/local
 # Portable code generation by default (-march=x86-64-v2): models and binaries move between nodes.
 
@@ -32,7 +34,7 @@ UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 MPI_SRC := $(wildcard tests/mpi/*.c)
 MPI_BIN := $(MPI_SRC:tests/mpi/%.c=$(BUILD)/tests/mpi_%)
 
-.PHONY: all demo check bench install clean deps FORCE
+.PHONY: all demo check bench data install clean deps FORCE
 .SECONDARY:
 all: $(BIN) $(LIB)
 
@@ -96,6 +98,15 @@ check: $(BIN) $(UNIT_BIN) $(MPI_BIN)
 
 bench: $(BIN)
 	@BUILD=$(BUILD) bench/run
+
+SHARED_DATA ?= ../shared/data
+data: $(BUILD)/data/conll2000.tags $(BUILD)/data/ocr.tags
+
+$(BUILD)/data/conll2000.tags: scripts/convert-conll2000
+	/usr/bin/python3 scripts/convert-conll2000 --data $(SHARED_DATA)/conll2000 --out $(@D)
+
+$(BUILD)/data/ocr.tags: scripts/convert-ocr
+	/usr/bin/python3 scripts/convert-ocr --data $(SHARED_DATA)/ocr_taskar --out $(@D)
 
 install: $(BIN) $(LIB)
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include/strux

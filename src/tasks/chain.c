@@ -19,8 +19,9 @@
  *     point of its error count, so a search for max ψ(h, g) with ψ increasing in h loses nothing
  *     (the reduction of §2.4(a)). The c·|y| term and ban lists are not combined with a wedge
  *     (STRUX_ERR_UNSUPPORTED): the frontier would need a second index for |y|.
- * Metrics: token accuracy, Hamming loss per token, sequence accuracy, n_tokens, n, and with
- * task.tags the chunk precision/recall/F1 of conlleval (conlleval.c). Buffers are sized by check()
+ * Metrics: token accuracy, Hamming loss per token, sequence accuracy, n_tokens, n, and when
+ * task.tags names chunk tags (every name "O" or "X-TYPE": IOB1, IOB2, IOE) the chunk precision,
+ * recall and F1 of conlleval (conlleval.c). Buffers are sized by check()
  * for the longest sequence seen (the k-best ones grow with the longest ban list) and reused.
  * Knows nothing of MPI, searches or solvers. */
 #include "task_impl.h"
@@ -141,6 +142,11 @@ static strux_status load_names(chain_data *cd, int32_t K)
         STRUX_CHECK(cd->names[k], STRUX_ERR_INPUT,
                     "%s: tag %d has no name (the data has %d tags; every id 0..%d needs one)",
                     cd->tags_path, k, K, K - 1);
+    /* chunk metrics only for chunk tag sets: every name "O" or "X-TYPE" (IOB1/IOB2/IOE) */
+    for (int32_t k = 0; k < K; k++) {
+        const char *s = cd->names[k];
+        if (strcmp(s, "O") != 0 && !(s[0] && s[1] == '-' && s[2])) return STRUX_OK;
+    }
     STRUX_TRY(strux_alloc_array(&cd->chunk, (size_t)K, sizeof *cd->chunk));
     return strux_chunk_tags_parse(cd->names, K, cd->tags_path, cd->chunk);
 }

@@ -11,8 +11,8 @@ const strux_opt_spec strux_task_opt_specs[] = {
      NULL, "output structure by registry name; an unknown name lists the valid ones"},
     {"task.tags", STRUX_OPT_STRING, offsetof(strux_task_options, tags), "", 0, 0, NULL,
      "task.type=chain", "file of `id name` lines naming the tags (0-based ids, as "
-     "data.label_names); IOB2 names (B-NP, I-NP, O) enable the conlleval chunk metrics; empty: "
-     "token metrics only"},
+     "data.label_names); chunk tag names (every name O or X-TYPE, e.g. IOB2 B-NP, I-NP, O) "
+     "enable the conlleval chunk metrics; empty: token metrics and tag ids"},
     {"task.outside", STRUX_OPT_STRING, offsetof(strux_task_options, outside), "", 0, 0, NULL,
      "task.type=chain", "the outside tag, by name from task.tags or by 0-based id: the size |y| "
      "of the oracle's c term counts the tokens with another tag (slack_bicriteria.md §6 A20); "

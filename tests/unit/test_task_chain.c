@@ -347,6 +347,17 @@ static void test_checks_and_names(void **state)
     assert_strux_fails(strux_task_check(t, seq), STRUX_ERR_CONFIG,
                        "task.outside = 7 is not a tag id: the data has 4 tags");
     strux_task_destroy(&t);
+    to = chain_options(fixture("chain_letters.tags"), "b"); /* names that are not chunk tags */
+    assert_strux_ok(strux_task_create(&to, &t));
+    assert_strux_ok(strux_task_check(t, seq));
+    memset(acc, 0, sizeof acc);
+    assert_strux_ok(strux_task_eval_add(t, &y, &y, acc));
+    assert_strux_ok(strux_task_eval_report(t, acc, buf, sizeof buf));
+    assert_null(strstr(buf, "chunk"));
+    assert_strux_ok(strux_task_format_label(t, &y, buf, sizeof buf));
+    assert_string_equal(buf, "d a b");
+    assert_close(strux_task_size(t, &y), 2, 0); /* outside = b */
+    strux_task_destroy(&t);
     to = chain_options("", "3"); /* an id works without names */
     assert_strux_ok(strux_task_create(&to, &t));
     assert_strux_ok(strux_task_check(t, seq));
