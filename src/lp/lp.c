@@ -186,7 +186,8 @@ static int classify(glp_prob *P, strux_lp_result *result)
         *result = STRUX_LP_INFEASIBLE;
         return 1;
     }
-    if (st == GLP_UNBND || (glp_get_prim_stat(P) == GLP_FEAS && glp_get_dual_stat(P) == GLP_NOFEAS)) {
+    if (st == GLP_UNBND ||
+        (glp_get_prim_stat(P) == GLP_FEAS && glp_get_dual_stat(P) == GLP_NOFEAS)) {
         *result = STRUX_LP_UNBOUNDED;
         return 1;
     }

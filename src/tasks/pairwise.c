@@ -81,9 +81,10 @@ static strux_status setup_lp(pw_data *d)
         int32_t kp[2] = {L + p, d->pk[p]}, lq[2] = {L + p, d->pl[p]};
         int32_t all[3] = {d->pk[p], d->pl[p], L + p};
         const double le[2] = {1, -1}, sum[3] = {1, 1, -1};
-        STRUX_TRY(strux_lp_add_row(d->lp, 2, kp, le, STRUX_LP_UPPER, 0, 0, NULL));  /* μ_kl ≤ μ_k */
-        STRUX_TRY(strux_lp_add_row(d->lp, 2, lq, le, STRUX_LP_UPPER, 0, 0, NULL));  /* μ_kl ≤ μ_l */
-        STRUX_TRY(strux_lp_add_row(d->lp, 3, all, sum, STRUX_LP_UPPER, 0, 1, NULL)); /* ≥ μ_k+μ_l−1 */
+        /* μ_kl ≤ μ_k, μ_kl ≤ μ_l, μ_k + μ_l − μ_kl ≤ 1 */
+        STRUX_TRY(strux_lp_add_row(d->lp, 2, kp, le, STRUX_LP_UPPER, 0, 0, NULL));
+        STRUX_TRY(strux_lp_add_row(d->lp, 2, lq, le, STRUX_LP_UPPER, 0, 0, NULL));
+        STRUX_TRY(strux_lp_add_row(d->lp, 3, all, sum, STRUX_LP_UPPER, 0, 1, NULL));
     }
     STRUX_TRY(strux_lp_add_row(d->lp, 0, NULL, NULL, STRUX_LP_FREE, 0, 0, &d->row_upper));
     STRUX_TRY(strux_lp_add_row(d->lp, 0, NULL, NULL, STRUX_LP_FREE, 0, 0, &d->row_lower));
@@ -306,8 +307,10 @@ static void lp_label(pw_data *d, strux_label *y)
 }
 
 /* Wedge rows for h = f(μ) − f_i + h_shift and g = Σ_k (1 − 2y_ik)·μ_k + |y_i|:
- *   α·h − g ≥ τ_u  ⇔  Σ_k (α·θ_k − (1 − 2y_ik))·μ_k + α·Σ_p θ_p·μ_p ≥ α·(f_i − h_shift) + |y_i| + τ_u
- *   g − β·h ≥ τ_l  ⇔  Σ_k ((1 − 2y_ik) − β·θ_k)·μ_k − β·Σ_p θ_p·μ_p ≥ β·(h_shift − f_i) − |y_i| + τ_l
+ *   α·h − g ≥ τ_u  ⇔  Σ_k (α·θ_k − (1 − 2y_ik))·μ_k + α·Σ_p θ_p·μ_p
+ *                                                ≥ α·(f_i − h_shift) + |y_i| + τ_u
+ *   g − β·h ≥ τ_l  ⇔  Σ_k ((1 − 2y_ik) − β·θ_k)·μ_k − β·Σ_p θ_p·μ_p
+ *                                                ≥ β·(h_shift − f_i) − |y_i| + τ_l
  * with τ = 0 on a closed side; α = ∞ leaves the upper row FREE. */
 static strux_status lp_set_wedge(pw_data *d, const strux_pot *pot, const strux_label *truth,
                                  const strux_query *q, double f_i, double n_i)
