@@ -44,3 +44,4 @@ run ocr ocr
 run ocr_letters ocr_letters
 run yeast_pairwise yeast_pairwise
 run yeast_pairwise_lp yeast_pairwise --set task.inference=lp
+run yeast_pairwise_lp_fresh yeast_pairwise --set task.inference=lp --set task.lp_start=fresh

@@ -53,6 +53,10 @@ void strux_lp_set_objective(strux_lp *lp, const double *c, double c0);
  * last solve, dual simplex (falling back to primal) when rows changed. *value is the objective at
  * the optimum (unset otherwise). STRUX_ERR_LP when GLPK fails even from a fresh basis. */
 strux_status strux_lp_solve(strux_lp *lp, strux_lp_result *result, double *value);
+/* fresh = 1: every solve starts from GLPK's standard basis instead of the last one (slower, but
+ * the answer then depends only on the current problem, not on the order of earlier solves - a
+ * warm start may stop at another optimal vertex when the optimum is not unique). Default 0. */
+void strux_lp_set_fresh_start(strux_lp *lp, int fresh);
 /* The primal solution of the last optimal solve: x[j] for every column. */
 void strux_lp_primal(const strux_lp *lp, double *x);
 /* Simplex iterations of every solve so far (instrumentation). */

@@ -4,7 +4,7 @@
  * (slack_bicriteria.md §2.4(b)): primal simplex after objective-only changes (the old basis stays
  * primal feasible), dual simplex after row changes (a switched-on wedge row usually cuts the old
  * vertex off, which the dual method repairs). A failing warm start is retried once from the
- * standard basis before STRUX_ERR_LP. Presolve is off (it would discard the basis) and GLPK's
+ * standard basis before STRUX_ERR_LP; with strux_lp_set_fresh_start every solve starts there. Presolve is off (it would discard the basis) and GLPK's
  * terminal output is silenced: nothing below src/cli prints. */
 #include "strux/lp.h"
 
@@ -15,6 +15,7 @@ struct strux_lp {
     glp_prob *P;
     int32_t n_cols;
     int rows_changed;  /* rows changed since the last solve: dual simplex */
+    int fresh;          /* start every solve from the standard basis */
     int64_t iterations; /* simplex iterations over every solve */
     int *ind;           /* n_cols + 1 scratch for GLPK's 1-based index arrays */
     double *val;        /* n_cols + 1 scratch */
@@ -194,9 +195,15 @@ static int classify(glp_prob *P, strux_lp_result *result)
     return 0;
 }
 
+void strux_lp_set_fresh_start(strux_lp *lp, int fresh)
+{
+    lp->fresh = fresh;
+}
+
 strux_status strux_lp_solve(strux_lp *lp, strux_lp_result *result, double *value)
 {
-    int rc = run_simplex(lp, lp->rows_changed ? GLP_DUALP : GLP_PRIMAL);
+    if (lp->fresh) glp_std_basis(lp->P);
+    int rc = run_simplex(lp, lp->rows_changed && !lp->fresh ? GLP_DUALP : GLP_PRIMAL);
     if (rc != 0 || !classify(lp->P, result)) {
         /* warm start failed (singular or invalid basis, stalled dual phase): start afresh */
         glp_std_basis(lp->P);

@@ -15,6 +15,8 @@
  *     problem per task: objective-only updates, warm-started simplex, and the two wedge rows
  *     α·h − g ≥ 0, g − β·h ≥ 0 created once and switched between FREE and LOWER (§2.4(b)).
  *     Infeasible → found = 0; ban lists are not supported (no k-best for an LP).
+ *     task.lp_start = fresh restarts every solve from the standard basis (rank-count
+ *     independent answers when the LP optimum is not unique, at the cost of the warm start);
  *   - auto: exact when L ≤ 16, else lp.
  * Fractional answers: mu holds μ_k (k < L) then μ_kl in pair order (n_mu = L + L(L−1)/2), and y
  * their rounding at 0.5; integral LP answers are returned as integral labels (n_mu = 0). The
@@ -43,6 +45,7 @@ enum { MODE_EXACT, MODE_LP };
 
 typedef struct pw_data {
     char inference[STRUX_OPT_STR]; /* task.inference as given */
+    int fresh;                     /* task.lp_start = fresh */
     int mode;                      /* MODE_EXACT or MODE_LP, fixed by the first check() */
     int32_t L, P;                  /* labels, pairs */
     int32_t *pk, *pl;              /* pair p = (pk[p], pl[p]), pk < pl */
@@ -75,6 +78,7 @@ static strux_status setup_lp(pw_data *d)
     STRUX_TRY(strux_alloc_array(&d->cols, (size_t)n, sizeof *d->cols));
     for (int32_t j = 0; j < n; j++) d->cols[j] = j;
     STRUX_TRY(strux_lp_create(n, &d->lp));
+    strux_lp_set_fresh_start(d->lp, d->fresh);
     for (int32_t j = 0; j < n; j++)
         STRUX_TRY(strux_lp_set_col_bounds(d->lp, j, STRUX_LP_DOUBLE, 0.0, 1.0));
     for (int32_t p = 0; p < P; p++) {
@@ -537,9 +541,18 @@ static const struct strux_task_ops pairwise_ops = {
 strux_status strux_task_create_pairwise(const strux_task_options *opt, strux_task *t)
 {
     pw_data *d;
+    strux_status st = STRUX_OK;
     STRUX_TRY(strux_alloc(&d, sizeof *d));
     snprintf(d->inference, sizeof d->inference, "%s", opt->inference);
+    STRUX_CHECK_GOTO(st, !opt->lp_start[0] || strcmp(opt->lp_start, "warm") == 0 ||
+                             strcmp(opt->lp_start, "fresh") == 0,
+                     STRUX_ERR_CONFIG, fail, "task.lp_start = '%s' is not one of: warm|fresh",
+                     opt->lp_start);
+    d->fresh = strcmp(opt->lp_start, "fresh") == 0;
     t->data = d;
     t->ops = &pairwise_ops;
     return STRUX_OK;
+fail:
+    strux_free(&d);
+    return st;
 }

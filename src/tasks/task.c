@@ -21,6 +21,10 @@ const strux_opt_spec strux_task_opt_specs[] = {
      "auto|exact|lp", "task.type=pairwise", "pairwise oracle: exact enumeration of the 2^L "
      "labelings (L <= 20), the local-polytope LP relaxation (GLPK), or auto = exact when "
      "L <= 16"},
+    {"task.lp_start", STRUX_OPT_CHOICE, offsetof(strux_task_options, lp_start), "warm", 0, 0,
+     "warm|fresh", "task.type=pairwise", "pairwise LP: warm restarts simplex from the last "
+     "basis (fast); fresh starts every solve from the standard basis, so answers do not depend "
+     "on earlier solves and -np 1, 2, 4 train identically even when LP optima are not unique"},
     {NULL},
 };
 

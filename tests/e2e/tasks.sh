@@ -3,7 +3,8 @@
 # trained on 200 CoNLL-2000 sentences at -np 1, 2 and 4 (weights and transitions agree to 1e-9
 # relative, predictions identical, eval of the saved model equals the training run's metrics),
 # the conlleval chunk F1 against a span-set reference computed here from the predictions, OCR as
-# chain and as multiclass letters, and yeast with the pairwise MRF (exact: -np 1 = -np 2; LP).
+# chain and as multiclass letters, and yeast with the pairwise MRF (exact: -np 1 = -np 2; LP with
+# fresh starts: -np 1 = -np 2; LP with warm starts).
 . tests/common/tap.sh
 C=$WORK/conll
 $PY scripts/convert-conll2000 --data "$STRUX_DATA/conll2000" --out "$C" --max-train 200 \
@@ -149,10 +150,19 @@ PY
 ok ${PIPESTATUS[0]} "pairwise weights and 91 pair weights at -np 2 agree with -np 1 to 1e-9"
 cmp -s "$WORK/p1.json" "$WORK/p2.json"
 ok $? "pairwise test metrics at -np 2 equal -np 1"
+for np in 1 2; do
+    timeout 300 $MPIRUN -np $np "$STRUX" train configs/yeast_pairwise.ini --quiet \
+        --set solver.epochs=2 --set task.inference=lp --set task.lp_start=fresh \
+        --set output.model="$WORK/lp$np.h5" --set output.metrics= >"$WORK/lp$np.json" \
+        2>"$WORK/lp$np.err"
+    ok $? "yeast pairwise (LP relaxation, fresh starts) trains at -np $np"
+done
+cmp -s "$WORK/lp1.json" "$WORK/lp2.json"
+ok $? "LP with fresh starts: test metrics at -np 2 equal -np 1"
 timeout 300 $MPIRUN -np 2 "$STRUX" train configs/yeast_pairwise.ini --quiet --set solver.epochs=2 \
     --set task.inference=lp --set output.model="$WORK/lp.h5" --set output.metrics= \
     >"$WORK/lp.json" 2>"$WORK/lp.err"
-ok $? "yeast pairwise (LP relaxation) trains at -np 2"
+ok $? "yeast pairwise (LP relaxation, warm starts) trains at -np 2"
 $PY -c "
 import json
 d = json.load(open('$WORK/lp.json'))

@@ -1,6 +1,7 @@
 /* tests/unit/test_lp.c - the GLPK wrapper against hand-solved LPs: a 2-variable LP with a known
  * vertex, an infeasible and an unbounded LP, a row toggled between FREE and active (with warm
- * starts), changed row coefficients, objective-only updates that need no pivots, and the
+ * starts), changed row coefficients, objective-only updates that need no pivots, fresh starts,
+ * and the
  * argument checks that keep GLPK from aborting. */
 #include "test_common.h"
 
@@ -121,6 +122,14 @@ static void test_warm_start(void **state)
     strux_lp_set_objective(lp, c, 0);
     expect_optimum(lp, 15, 4, 3);
     assert_true(strux_lp_iterations(lp) - it <= 2);
+    strux_lp_destroy(&lp);
+    /* fresh starts: every solve repeats the pivots of a solve from scratch */
+    lp = wyndor();
+    strux_lp_set_fresh_start(lp, 1);
+    expect_optimum(lp, 36, 2, 6);
+    it = strux_lp_iterations(lp);
+    expect_optimum(lp, 36, 2, 6);
+    assert_int_equal(strux_lp_iterations(lp), 2 * it);
     strux_lp_destroy(&lp);
 }
 
