@@ -34,7 +34,8 @@
 typedef struct chain_data {
     char tags_path[STRUX_OPT_STR];   /* task.tags, "" if none */
     char outside_opt[STRUX_OPT_STR]; /* task.outside as given */
-    char **names;                    /* K tag names, or NULL */
+    char **names;                    /* n_names tag names, or NULL */
+    int32_t n_names;                 /* entries of names */
     strux_chunk_tag *chunk;          /* K parsed names for the chunk metrics, or NULL */
     int32_t outside;                 /* tag not counted in |y|, −1: none */
     int32_t max_T;                   /* longest sequence the buffers hold */
@@ -138,6 +139,7 @@ static strux_status load_names(chain_data *cd, int32_t K)
 {
     if (!cd->tags_path[0]) return STRUX_OK;
     STRUX_TRY(strux_label_names_read(cd->tags_path, K, &cd->names));
+    cd->n_names = K;
     for (int32_t k = 0; k < K; k++)
         STRUX_CHECK(cd->names[k], STRUX_ERR_INPUT,
                     "%s: tag %d has no name (the data has %d tags; every id 0..%d needs one)",
@@ -617,7 +619,7 @@ static void chain_destroy(strux_task *t)
 {
     chain_data *cd = t->data;
     if (!cd) return;
-    strux_label_names_free(&cd->names, t->n_labels);
+    strux_label_names_free(&cd->names, cd->n_names);
     strux_free(&cd->chunk);
     strux_free(&cd->V);
     strux_free(&cd->bp);

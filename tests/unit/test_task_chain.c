@@ -337,11 +337,13 @@ static void test_checks_and_names(void **state)
     assert_strux_fails(strux_task_check(t, seq), STRUX_ERR_INPUT,
                        "chain2.tags: tag 2 has no name (the data has 4 tags");
     strux_task_destroy(&t);
+    size_t bytes = strux_alloc_bytes();
     to = chain_options(fixture("chain4.tags"), "X");
     assert_strux_ok(strux_task_create(&to, &t));
     assert_strux_fails(strux_task_check(t, seq), STRUX_ERR_CONFIG,
                        "task.outside = 'X' is not a tag of");
     strux_task_destroy(&t);
+    assert_int_equal(strux_alloc_bytes(), bytes); /* the names read before the failure are freed */
     to = chain_options("", "7");
     assert_strux_ok(strux_task_create(&to, &t));
     assert_strux_fails(strux_task_check(t, seq), STRUX_ERR_CONFIG,
