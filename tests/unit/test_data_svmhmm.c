@@ -148,11 +148,13 @@ static void test_bad_inputs(void **state)
         {"no-such-file.svmhmm", "no-such-file.svmhmm: cannot open for reading"},
     };
     strux_read_options o = one_rank();
+    size_t bytes = strux_alloc_bytes();
     for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
         strux_dataset *ds = NULL;
         assert_strux_fails(strux_dataset_read_svmhmm(fixture(cases[k].file), &o, &ds),
                            STRUX_ERR_INPUT, cases[k].message);
         assert_null(ds);
+        assert_int_equal(strux_alloc_bytes(), bytes); /* nothing leaks on the error paths */
     }
 }
 
