@@ -4,6 +4,8 @@
 #   make check      build and run every test; ends with "N passed, N failed"
 #   make check-slurm the sbatch templates on a private single-node Slurm (installs slurm-wlm, munge)
 #   make bench      benchmarks that print tables (long; not part of check)
+#   make data       convert CoNLL-2000 and the OCR words into build/data/ (configs/conll2000.ini,
+#                   ocr.ini, ocr_letters.ini read from there)
 #   make install PREFIX=/usr/local
 # Portable code generation by default (-march=x86-64-v2): models and binaries move between nodes.
 
@@ -33,7 +35,7 @@ UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 MPI_SRC := $(wildcard tests/mpi/*.c)
 MPI_BIN := $(MPI_SRC:tests/mpi/%.c=$(BUILD)/tests/mpi_%)
 
-.PHONY: all demo check check-slurm bench install clean deps FORCE
+.PHONY: all demo check check-slurm bench data install clean deps FORCE
 .SECONDARY:
 all: $(BIN) $(LIB)
 
@@ -102,6 +104,15 @@ check-slurm: $(BIN)
 
 bench: $(BIN)
 	@BUILD=$(BUILD) bench/run
+
+SHARED_DATA ?= ../shared/data
+data: $(BUILD)/data/conll2000.tags $(BUILD)/data/ocr.tags
+
+$(BUILD)/data/conll2000.tags: scripts/convert-conll2000
+	/usr/bin/python3 scripts/convert-conll2000 --data $(SHARED_DATA)/conll2000 --out $(@D)
+
+$(BUILD)/data/ocr.tags: scripts/convert-ocr
+	/usr/bin/python3 scripts/convert-ocr --data $(SHARED_DATA)/ocr_taskar --out $(@D)
 
 # strux.pc: `pkg-config --cflags --libs strux` builds a program on the static library (see
 # docs/example_predict.c); the dependencies are plain Requires/Libs because the library is static.

@@ -40,6 +40,19 @@ typedef struct strux_read_options {
  * n_labels, header disagreeing with the data, fewer examples than ranks. Not Collective. */
 strux_status strux_dataset_read_libsvm(const char *path, const strux_read_options *opt,
                                        strux_dataset **out);
+/* Read an SVM-hmm sequence file (plain or gzip): `tag qid:n idx:val ... [# comment]`, one token
+ * per line, tags 1-based in the file (0-based ids in the dataset), the tokens of a sequence
+ * consecutive with one qid, qids ascending. Sequences are the examples: x and y_ptr/y_idx hold
+ * one row (one tag) per token, ex_ptr groups the rows, and ranks share whole sequences balanced by
+ * non-zeros. dim, bias and drop_above_dim as for strux_dataset_read_libsvm; opt->n_labels > 0
+ * caps the tags. Errors (STRUX_ERR_INPUT, naming file and line): unreadable path, empty file,
+ * malformed tag/qid/feature, tag < 1 or above n_labels, feature index ≤ 0, non-ascending or
+ * duplicate indices, NaN/Inf, a qid that is not contiguous or descends, fewer sequences than
+ * ranks. Not Collective. */
+strux_status strux_dataset_read_svmhmm(const char *path, const strux_read_options *opt,
+                                       strux_dataset **out);
+/* Nonzero if the first data line of path (comment lines skipped) reads `tag qid:...`. */
+int strux_dataset_is_svmhmm(const char *path);
 void strux_dataset_destroy(strux_dataset **ds);
 
 /* Shard of n units with weights given as prefix sums (prefix[0] = 0, prefix[n] = total): a

@@ -54,7 +54,7 @@ strux_status strux_io_dataset_read(const char *path, const strux_read_options *o
                                    strux_dataset **out);
 /* Nonzero if path is an HDF5 file (by its signature). */
 int strux_io_is_hdf5(const char *path);
-/* Read text or HDF5 by content. */
+/* Read by content: HDF5, SVM-hmm text (first data line `tag qid:n ...`) or LIBSVM/XMC text. */
 strux_status strux_io_dataset_load(const char *path, const strux_read_options *opt,
                                    strux_dataset **out);
 

@@ -73,7 +73,11 @@ static inline strux_query strux_query_dir(double a, double b)
 }
 
 typedef struct strux_task_options {
-    char type[STRUX_OPT_STR]; /* task.type: registry name */
+    char type[STRUX_OPT_STR];      /* task.type: registry name */
+    char tags[STRUX_OPT_STR];      /* task.tags: chain tag names file (`id name` lines), or "" */
+    char outside[STRUX_OPT_STR];   /* task.outside: chain tag not counted in |y|, or "" */
+    char inference[STRUX_OPT_STR]; /* task.inference: pairwise oracle, auto|exact|lp ("" = auto) */
+    char lp_start[STRUX_OPT_STR];  /* task.lp_start: pairwise LP basis, warm|fresh ("" = warm) */
 } strux_task_options;
 extern const strux_opt_spec strux_task_opt_specs[]; /* section [task] */
 

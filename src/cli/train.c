@@ -102,7 +102,7 @@ static strux_status load_training_data(train_run *r)
     double t0 = strux_time_now();
     STRUX_TRY(strux_comm_agree(r->comm, strux_io_dataset_load(r->opt.data.train, &ro, &r->train)));
     if (strcmp(r->opt.data.scale, "maxabs") == 0) STRUX_TRY(scale_features(r));
-    int64_t nnz = r->train->x.ptr[r->train->n_local];
+    int64_t nnz = r->train->x.ptr[r->train->x.n_rows];
     STRUX_TRY(strux_comm_allreduce_sum_i64(r->comm, &nnz, 1));
     strux_log(STRUX_LOG_INFO, "train data %s: %lld examples, %d features%s, %d labels, %lld "
               "non-zeros, %d rank(s), read in %.2fs",

@@ -204,5 +204,6 @@ strux_status strux_io_dataset_load(const char *path, const strux_read_options *o
                                    strux_dataset **out)
 {
     if (strux_io_is_hdf5(path)) return strux_io_dataset_read(path, opt, out);
+    if (strux_dataset_is_svmhmm(path)) return strux_dataset_read_svmhmm(path, opt, out);
     return strux_dataset_read_libsvm(path, opt, out);
 }

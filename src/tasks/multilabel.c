@@ -2,15 +2,12 @@
  * (slack_bicriteria.md §2.4(a)): y ∈ {0,1}^L, f(y) = Σ_k y_k·(w_k·x), one weight row per label,
  * L(y, y_i) = Σ_k [y_k ≠ y_ik]. Potentials: s[k] = score of y_k = 1 (y_k = 0 scores 0).
  * The direction oracle decomposes per label. Metrics: Hamming loss, subset accuracy, micro-,
- * macro- and example-F1. Knows nothing of MPI, searches or solvers. */
+ * macro- and example-F1 (multilabel_metrics.c). Knows nothing of MPI, searches or solvers. */
 #include "task_impl.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-
-/* Evaluation accumulator layout: 4 totals, then (tp, fp, fn) per label. */
-enum { ACC_N, ACC_ERRORS, ACC_EXACT, ACC_EXAMPLE_F1, ACC_PER_LABEL };
 
 static strux_status ml_scratch_alloc(strux_task *t);
 
@@ -405,53 +402,19 @@ static strux_status ml_add_delta(const strux_task *t, const strux_dataset *ds, i
 
 static int64_t ml_eval_size(const strux_task *t)
 {
-    return ACC_PER_LABEL + 3 * (int64_t)t->n_labels;
+    return strux_mlmetrics_size(t->n_labels);
 }
 
 static strux_status ml_eval_add(const strux_task *t, const strux_label *pred,
                                 const strux_label *truth, double *acc)
 {
-    (void)t;
-    double tp = 0, fp = 0, fn = 0;
-    for (int32_t k = 0; k < pred->n; k++) {
-        int p = pred->y[k], r = truth->y[k];
-        double *lab = acc + ACC_PER_LABEL + 3 * (int64_t)k;
-        lab[0] += p && r;
-        lab[1] += p && !r;
-        lab[2] += !p && r;
-        tp += p && r;
-        fp += p && !r;
-        fn += !p && r;
-    }
-    acc[ACC_N] += 1;
-    acc[ACC_ERRORS] += fp + fn;
-    acc[ACC_EXACT] += fp + fn == 0;
-    /* example F1 = 2|y ∩ ŷ| / (|y| + |ŷ|); both empty counts as a perfect answer */
-    acc[ACC_EXAMPLE_F1] += 2 * tp + fp + fn > 0 ? 2 * tp / (2 * tp + fp + fn) : 1.0;
+    strux_mlmetrics_add(t->n_labels, pred, truth, acc);
     return STRUX_OK;
 }
 
 static strux_status ml_eval_report(const strux_task *t, const double *acc, char *buf, size_t n)
 {
-    int32_t L = t->n_labels;
-    double tp = 0, fp = 0, fn = 0, macro = 0;
-    for (int32_t k = 0; k < L; k++) {
-        const double *lab = acc + ACC_PER_LABEL + 3 * (int64_t)k;
-        tp += lab[0];
-        fp += lab[1];
-        fn += lab[2];
-        /* a label never predicted and never true is answered perfectly: F1 = 1 */
-        double den = 2 * lab[0] + lab[1] + lab[2];
-        macro += den > 0 ? 2 * lab[0] / den : 1.0;
-    }
-    double N = acc[ACC_N] > 0 ? acc[ACC_N] : 1;
-    double micro_den = 2 * tp + fp + fn;
-    snprintf(buf, n,
-             "\"hamming_loss\": %.6f, \"subset_accuracy\": %.6f, \"micro_f1\": %.6f, "
-             "\"macro_f1\": %.6f, \"example_f1\": %.6f, \"n\": %.0f",
-             acc[ACC_ERRORS] / (N * L), acc[ACC_EXACT] / N,
-             micro_den > 0 ? 2 * tp / micro_den : 1.0, macro / L, acc[ACC_EXAMPLE_F1] / N,
-             acc[ACC_N]);
+    strux_mlmetrics_report(t->n_labels, acc, buf, n);
     return STRUX_OK;
 }
 

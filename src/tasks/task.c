@@ -9,6 +9,22 @@
 const strux_opt_spec strux_task_opt_specs[] = {
     {"task.type", STRUX_OPT_STRING, offsetof(strux_task_options, type), "multilabel", 0, 0, NULL,
      NULL, "output structure by registry name; an unknown name lists the valid ones"},
+    {"task.tags", STRUX_OPT_STRING, offsetof(strux_task_options, tags), "", 0, 0, NULL,
+     "task.type=chain", "file of `id name` lines naming the tags (0-based ids, as "
+     "data.label_names); chunk tag names (every name O or X-TYPE, e.g. IOB2 B-NP, I-NP, O) "
+     "enable the conlleval chunk metrics; empty: token metrics and tag ids"},
+    {"task.outside", STRUX_OPT_STRING, offsetof(strux_task_options, outside), "", 0, 0, NULL,
+     "task.type=chain", "the outside tag, by name from task.tags or by 0-based id: the size |y| "
+     "of the oracle's c term counts the tokens with another tag (slack_bicriteria.md §6 A20); "
+     "empty: every token counts"},
+    {"task.inference", STRUX_OPT_CHOICE, offsetof(strux_task_options, inference), "auto", 0, 0,
+     "auto|exact|lp", "task.type=pairwise", "pairwise oracle: exact enumeration of the 2^L "
+     "labelings (L <= 20), the local-polytope LP relaxation (GLPK), or auto = exact when "
+     "L <= 16"},
+    {"task.lp_start", STRUX_OPT_CHOICE, offsetof(strux_task_options, lp_start), "warm", 0, 0,
+     "warm|fresh", "task.type=pairwise", "pairwise LP: warm restarts simplex from the last "
+     "basis (fast); fresh starts every solve from the standard basis, so answers do not depend "
+     "on earlier solves and -np 1, 2, 4 train identically even when LP optima are not unique"},
     {NULL},
 };
 

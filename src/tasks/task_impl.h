@@ -56,5 +56,42 @@ typedef struct strux_task_entry {
 extern const strux_task_entry strux_task_registry[];
 
 strux_status strux_task_create_multilabel(const strux_task_options *opt, strux_task *t);
+strux_status strux_task_create_multiclass(const strux_task_options *opt, strux_task *t);
+strux_status strux_task_create_chain(const strux_task_options *opt, strux_task *t);
+strux_status strux_task_create_pairwise(const strux_task_options *opt, strux_task *t);
+
+/* ---- helpers shared by task implementations ---- */
+
+/* Does the wedge of q admit a label with margin error m and loss g (slack_bicriteria.md §2.2)?
+ * Always true without a wedge. h = m + h_shift; a strict side g < α·h is realised as
+ * g ≤ α·h − τ with τ = STRUX_WEDGE_TAU·max(1, |α·h|) (likewise β·h < g); α = INFINITY drops
+ * the upper side. (wedge.c) */
+#define STRUX_WEDGE_TAU 1e-9
+int strux_query_admits(const strux_query *q, double m, double g);
+/* Is y one of the banned labels of q (§2.3)? */
+int strux_query_banned(const strux_query *q, const strux_label *y);
+
+/* Multi-label metrics shared by the multilabel and pairwise tasks (multilabel_metrics.c):
+ * per-example sums over L labels in a buffer of strux_mlmetrics_size(L) doubles, reported as
+ * Hamming loss, subset accuracy, micro-, macro- and example-F1 and n. pred->y holds 0/1 states. */
+int64_t strux_mlmetrics_size(int32_t L);
+void strux_mlmetrics_add(int32_t L, const strux_label *pred, const strux_label *truth,
+                         double *acc);
+void strux_mlmetrics_report(int32_t L, const double *acc, char *buf, size_t n);
+
+/* Chunk counting as conlleval does it (conlleval.c), for IOB1/IOB2/IOE tag names: each tag has a
+ * prefix ('B', 'I', 'E', 'O', ...) and a chunk type id (names "B-NP" → 'B', type of "NP"; "O" →
+ * 'O', type −1). A sequence is scored with a sentence boundary before and after it. */
+typedef struct strux_chunk_tag {
+    char prefix;  /* first character before '-', or the whole one-character name */
+    int32_t type; /* id of the text after the first '-', −1 if none */
+} strux_chunk_tag;
+/* Parse names[0..K) (NULL entries are errors) into tags[0..K). */
+strux_status strux_chunk_tags_parse(char *const *names, int32_t K, const char *path,
+                                    strux_chunk_tag *tags);
+/* Add the chunk counts of one sequence of T tokens: found[0] += chunks in truth, found[1] += chunks
+ * in pred, found[2] += chunks in both with the same boundaries and type. */
+void strux_chunk_count(const strux_chunk_tag *tags, const int32_t *truth, const int32_t *pred,
+                       int32_t T, double found[3]);
 
 #endif

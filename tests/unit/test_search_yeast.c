@@ -40,7 +40,7 @@ static int setup(void **state)
     Y = calloc(1, sizeof *Y);
     strux_read_options o = {.rank = 0, .n_ranks = 1, .bias = 1};
     if (strux_dataset_read_libsvm(shared_data("yeast/yeast_train.svm.gz"), &o, &Y->ds)) return -1;
-    strux_task_options to = {"multilabel"};
+    strux_task_options to = {.type = "multilabel"};
     if (strux_task_create(&to, &Y->t) || strux_task_check(Y->t, Y->ds)) return -1;
     if (strux_model_create(14, Y->ds->dim, 0, &Y->w)) return -1;
     if (strux_task_pot_alloc(Y->t, Y->ds, &Y->pot) || strux_task_label_alloc(Y->t, Y->ds, &Y->truth) ||

@@ -20,7 +20,7 @@ static int setup(void **state)
     fixture_state *f = calloc(1, sizeof *f);
     strux_read_options o = {.rank = 0, .n_ranks = 1, .bias = 1};
     if (strux_dataset_read_libsvm(shared_data("yeast/yeast_train.svm.gz"), &o, &f->ds)) return -1;
-    strux_task_options to = {"multilabel"};
+    strux_task_options to = {.type = "multilabel"};
     if (strux_task_create(&to, &f->t) || strux_task_check(f->t, f->ds)) return -1;
     *state = f;
     return 0;
@@ -38,7 +38,7 @@ static int teardown(void **state)
 static void test_registry_unknown_name(void **state)
 {
     (void)state;
-    strux_task_options to = {"nosuchtask"};
+    strux_task_options to = {.type = "nosuchtask"};
     strux_task *t = NULL;
     assert_strux_fails(strux_task_create(&to, &t), STRUX_ERR_CONFIG,
                        "task.type = 'nosuchtask' is unknown; valid types: multilabel");
@@ -133,7 +133,7 @@ static void set_label(strux_label *y, int n, const int *bits)
 static void test_metrics_by_hand(void **state)
 {
     (void)state;
-    strux_task_options to = {"multilabel"};
+    strux_task_options to = {.type = "multilabel"};
     strux_task *t;
     assert_strux_ok(strux_task_create(&to, &t));
     strux_dataset ds = {.n_labels = 3, .path = "x"};
@@ -178,7 +178,7 @@ typedef struct small_ml {
 
 static void small_ml_init(small_ml *s, int m, uint64_t seed)
 {
-    strux_task_options to = {"multilabel"};
+    strux_task_options to = {.type = "multilabel"};
     assert_strux_ok(strux_task_create(&to, &s->t));
     strux_dataset ds = {.n_labels = m, .path = "x"};
     assert_strux_ok(strux_task_check(s->t, &ds));

@@ -1,0 +1,58 @@
+/* tasks/multilabel_metrics.c - the multi-label evaluation shared by the multilabel and pairwise
+ * tasks (slack_bicriteria.md §6 A26): per-example sums of errors, exact matches, example-F1 and
+ * per-label (tp, fp, fn), reported as Hamming loss, subset accuracy, micro-, macro- and
+ * example-F1. */
+#include "task_impl.h"
+
+#include <stdio.h>
+
+/* Accumulator layout: 4 totals, then (tp, fp, fn) per label. */
+enum { ACC_N, ACC_ERRORS, ACC_EXACT, ACC_EXAMPLE_F1, ACC_PER_LABEL };
+
+int64_t strux_mlmetrics_size(int32_t L)
+{
+    return ACC_PER_LABEL + 3 * (int64_t)L;
+}
+
+void strux_mlmetrics_add(int32_t L, const strux_label *pred, const strux_label *truth,
+                         double *acc)
+{
+    double tp = 0, fp = 0, fn = 0;
+    for (int32_t k = 0; k < L; k++) {
+        int p = pred->y[k], r = truth->y[k];
+        double *lab = acc + ACC_PER_LABEL + 3 * (int64_t)k;
+        lab[0] += p && r;
+        lab[1] += p && !r;
+        lab[2] += !p && r;
+        tp += p && r;
+        fp += p && !r;
+        fn += !p && r;
+    }
+    acc[ACC_N] += 1;
+    acc[ACC_ERRORS] += fp + fn;
+    acc[ACC_EXACT] += fp + fn == 0;
+    /* example F1 = 2|y ∩ ŷ| / (|y| + |ŷ|); both empty counts as a perfect answer */
+    acc[ACC_EXAMPLE_F1] += 2 * tp + fp + fn > 0 ? 2 * tp / (2 * tp + fp + fn) : 1.0;
+}
+
+void strux_mlmetrics_report(int32_t L, const double *acc, char *buf, size_t n)
+{
+    double tp = 0, fp = 0, fn = 0, macro = 0;
+    for (int32_t k = 0; k < L; k++) {
+        const double *lab = acc + ACC_PER_LABEL + 3 * (int64_t)k;
+        tp += lab[0];
+        fp += lab[1];
+        fn += lab[2];
+        /* a label never predicted and never true is answered perfectly: F1 = 1 */
+        double den = 2 * lab[0] + lab[1] + lab[2];
+        macro += den > 0 ? 2 * lab[0] / den : 1.0;
+    }
+    double N = acc[ACC_N] > 0 ? acc[ACC_N] : 1;
+    double micro_den = 2 * tp + fp + fn;
+    snprintf(buf, n,
+             "\"hamming_loss\": %.6f, \"subset_accuracy\": %.6f, \"micro_f1\": %.6f, "
+             "\"macro_f1\": %.6f, \"example_f1\": %.6f, \"n\": %.0f",
+             acc[ACC_ERRORS] / (N * L), acc[ACC_EXACT] / N,
+             micro_den > 0 ? 2 * tp / micro_den : 1.0, macro / L, acc[ACC_EXAMPLE_F1] / N,
+             acc[ACC_N]);
+}

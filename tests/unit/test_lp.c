@@ -1,0 +1,170 @@
+/* tests/unit/test_lp.c - the GLPK wrapper against hand-solved LPs: a 2-variable LP with a known
+ * vertex, an infeasible and an unbounded LP, a row toggled between FREE and active (with warm
+ * starts), changed row coefficients, objective-only updates that need no pivots, fresh starts,
+ * and the
+ * argument checks that keep GLPK from aborting. */
+#include "test_common.h"
+
+#include "strux/lp.h"
+
+#include <math.h>
+
+/* max 3x + 5y  s.t.  x ≤ 4,  2y ≤ 12,  3x + 2y ≤ 18,  x, y ≥ 0  → (2, 6), value 36 */
+static strux_lp *wyndor(void)
+{
+    strux_lp *lp;
+    assert_strux_ok(strux_lp_create(2, &lp));
+    const int32_t x[1] = {0}, y[1] = {1}, xy[2] = {0, 1};
+    const double one[1] = {1}, two[1] = {2}, c32[2] = {3, 2};
+    assert_strux_ok(strux_lp_add_row(lp, 1, x, one, STRUX_LP_UPPER, 0, 4, NULL));
+    assert_strux_ok(strux_lp_add_row(lp, 1, y, two, STRUX_LP_UPPER, 0, 12, NULL));
+    assert_strux_ok(strux_lp_add_row(lp, 2, xy, c32, STRUX_LP_UPPER, 0, 18, NULL));
+    const double c[2] = {3, 5};
+    strux_lp_set_objective(lp, c, 0);
+    return lp;
+}
+
+static void expect_optimum(strux_lp *lp, double value, double x0, double x1)
+{
+    strux_lp_result res;
+    double v, x[2];
+    assert_strux_ok(strux_lp_solve(lp, &res, &v));
+    assert_int_equal(res, STRUX_LP_OPTIMAL);
+    assert_close(v, value, 1e-12);
+    strux_lp_primal(lp, x);
+    assert_close(x[0], x0, 1e-12);
+    assert_close(x[1], x1, 1e-12);
+}
+
+static void test_known_vertex(void **state)
+{
+    (void)state;
+    strux_lp *lp = wyndor();
+    assert_int_equal(strux_lp_n_cols(lp), 2);
+    assert_int_equal(strux_lp_n_rows(lp), 3);
+    expect_optimum(lp, 36, 2, 6);
+    /* the constant c0 shifts the value only */
+    const double c[2] = {3, 5};
+    strux_lp_set_objective(lp, c, -36);
+    expect_optimum(lp, 0, 2, 6);
+    strux_lp_destroy(&lp);
+    assert_null(lp);
+}
+
+static void test_infeasible_and_unbounded(void **state)
+{
+    (void)state;
+    strux_lp *lp;
+    assert_strux_ok(strux_lp_create(2, &lp));
+    assert_strux_ok(strux_lp_set_col_bounds(lp, 0, STRUX_LP_DOUBLE, 0, 1));
+    assert_strux_ok(strux_lp_set_col_bounds(lp, 1, STRUX_LP_DOUBLE, 0, 1));
+    const int32_t xy[2] = {0, 1};
+    const double ones[2] = {1, 1}, c[2] = {1, 1};
+    assert_strux_ok(strux_lp_add_row(lp, 2, xy, ones, STRUX_LP_LOWER, 5, 0, NULL));
+    strux_lp_set_objective(lp, c, 0);
+    strux_lp_result res;
+    double v;
+    assert_strux_ok(strux_lp_solve(lp, &res, &v));
+    assert_int_equal(res, STRUX_LP_INFEASIBLE); /* x + y ≤ 2 < 5 */
+    strux_lp_destroy(&lp);
+
+    assert_strux_ok(strux_lp_create(1, &lp)); /* max x, x ≥ 0 */
+    const double one[1] = {1};
+    strux_lp_set_objective(lp, one, 0);
+    assert_strux_ok(strux_lp_solve(lp, &res, &v));
+    assert_int_equal(res, STRUX_LP_UNBOUNDED);
+    strux_lp_destroy(&lp);
+}
+
+static void test_toggled_row(void **state)
+{
+    (void)state;
+    strux_lp *lp = wyndor();
+    const int32_t xy[2] = {0, 1};
+    const double ones[2] = {1, 1};
+    int32_t r;
+    assert_strux_ok(strux_lp_add_row(lp, 2, xy, ones, STRUX_LP_FREE, 0, 0, &r));
+    assert_int_equal(r, 3);
+    expect_optimum(lp, 36, 2, 6); /* a FREE row constrains nothing */
+    /* x + y ≤ 7: vertices (1, 6) → 33, (4, 3) → 27, (0, 6) → 30 */
+    assert_strux_ok(strux_lp_set_row_bounds(lp, r, STRUX_LP_UPPER, 0, 7));
+    expect_optimum(lp, 33, 1, 6);
+    assert_strux_ok(strux_lp_set_row_bounds(lp, r, STRUX_LP_FREE, 0, 0));
+    expect_optimum(lp, 36, 2, 6);
+    /* x + y ≥ 100 cannot hold */
+    assert_strux_ok(strux_lp_set_row_bounds(lp, r, STRUX_LP_LOWER, 100, 0));
+    strux_lp_result res;
+    double v;
+    assert_strux_ok(strux_lp_solve(lp, &res, &v));
+    assert_int_equal(res, STRUX_LP_INFEASIBLE);
+    /* x + 2y ≤ 7: (4, 1.5) → 19.5 beats (0, 3.5) → 17.5 */
+    const double c12[2] = {1, 2};
+    assert_strux_ok(strux_lp_set_row(lp, r, 2, xy, c12));
+    assert_strux_ok(strux_lp_set_row_bounds(lp, r, STRUX_LP_UPPER, 0, 7));
+    expect_optimum(lp, 19.5, 4, 1.5);
+    /* x + 2y = 7 as an equality keeps the same vertex */
+    assert_strux_ok(strux_lp_set_row_bounds(lp, r, STRUX_LP_FIXED, 7, 0));
+    expect_optimum(lp, 19.5, 4, 1.5);
+    strux_lp_destroy(&lp);
+}
+
+static void test_warm_start(void **state)
+{
+    (void)state;
+    strux_lp *lp = wyndor();
+    expect_optimum(lp, 36, 2, 6);
+    int64_t it = strux_lp_iterations(lp);
+    assert_true(it > 0);
+    expect_optimum(lp, 36, 2, 6); /* same problem: the basis is already optimal */
+    assert_int_equal(strux_lp_iterations(lp), it);
+    /* objective-only change: max 3x + y moves to (4, 3) (value 15) from the old basis */
+    const double c[2] = {3, 1};
+    strux_lp_set_objective(lp, c, 0);
+    expect_optimum(lp, 15, 4, 3);
+    assert_true(strux_lp_iterations(lp) - it <= 2);
+    strux_lp_destroy(&lp);
+    /* fresh starts: every solve repeats the pivots of a solve from scratch */
+    lp = wyndor();
+    strux_lp_set_fresh_start(lp, 1);
+    expect_optimum(lp, 36, 2, 6);
+    it = strux_lp_iterations(lp);
+    expect_optimum(lp, 36, 2, 6);
+    assert_int_equal(strux_lp_iterations(lp), 2 * it);
+    strux_lp_destroy(&lp);
+}
+
+static void test_argument_checks(void **state)
+{
+    (void)state;
+    strux_lp *lp = wyndor();
+    const int32_t dup[2] = {1, 1}, bad[1] = {2};
+    const double v2[2] = {1, 1}, nan1[1] = {NAN};
+    assert_strux_fails(strux_lp_add_row(lp, 2, dup, v2, STRUX_LP_UPPER, 0, 1, NULL),
+                       STRUX_ERR_INTERNAL, "column 1 appears twice");
+    assert_strux_fails(strux_lp_add_row(lp, 1, bad, v2, STRUX_LP_UPPER, 0, 1, NULL),
+                       STRUX_ERR_INTERNAL, "column 2 outside [0, 2)");
+    assert_strux_fails(strux_lp_set_row_bounds(lp, 0, STRUX_LP_DOUBLE, 1, 1), STRUX_ERR_LP,
+                       "double bound needs lo < hi");
+    assert_strux_fails(strux_lp_set_row_bounds(lp, 9, STRUX_LP_FREE, 0, 0), STRUX_ERR_INTERNAL,
+                       "LP row 9 outside [0, 3)");
+    assert_strux_fails(strux_lp_set_col_bounds(lp, 0, STRUX_LP_LOWER, INFINITY, 0), STRUX_ERR_LP,
+                       "is not finite");
+    const int32_t x[1] = {0};
+    assert_strux_fails(strux_lp_set_row(lp, 0, 1, x, nan1), STRUX_ERR_NUMERIC,
+                       "coefficient of column 0 is nan");
+    assert_int_equal(strux_lp_n_rows(lp), 3); /* nothing was added */
+    expect_optimum(lp, 36, 2, 6);
+    strux_lp_destroy(&lp);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_known_vertex),
+        cmocka_unit_test(test_infeasible_and_unbounded),
+        cmocka_unit_test(test_toggled_row),
+        cmocka_unit_test(test_warm_start),
+        cmocka_unit_test(test_argument_checks),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

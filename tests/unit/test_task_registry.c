@@ -1,0 +1,205 @@
+/* tests/unit/test_task_registry.c - the contract every registered task keeps, checked by looping
+ * over the registry (STYLE.md §10): it accepts one of the synthetic dataset kinds (single-label
+ * rows or sequences) and rejects the others with an input error; every required method exists;
+ * labels enumerate distinctly; the truth has loss 0; the direction oracle equals enumeration and
+ * reports its label's own (m, g, |y|); prediction maximises f; w·φ = f and Δφ = φ(y) − φ(y_i);
+ * wedge and ban-list queries are either answered with an admitted, unbanned label or refused with
+ * STRUX_ERR_UNSUPPORTED naming the task; evaluation reports n. Unknown names list every task. */
+#include "test_common.h"
+
+#include "brute.h"
+#include "synth.h"
+#include "tasks/task_impl.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { N = 6 };
+
+static strux_task *create(const char *name)
+{
+    strux_task_options to;
+    assert_strux_ok(strux_opt_defaults(strux_task_opt_specs, &to));
+    snprintf(to.type, sizeof to.type, "%s", name);
+    strux_task *t;
+    assert_strux_ok(strux_task_create(&to, &t));
+    return t;
+}
+
+static void check_methods(const strux_task *t)
+{
+    const struct strux_task_ops *o = t->ops;
+    assert_true(o->check && o->model_shape && o->sizes && o->potentials && o->truth &&
+                o->oracle && o->loss && o->size && o->score && o->predict && o->add_feature &&
+                o->eval_size && o->eval_add && o->eval_report && o->format_label &&
+                o->label_count && o->label_at);
+}
+
+/* Wedge or ban answers: a label in the wedge and not banned, or a refusal naming the task. */
+static void check_constrained(strux_task *t, const strux_pot *pot, const strux_label *truth,
+                              const strux_query *q, strux_label *y)
+{
+    strux_answer a;
+    strux_status st = strux_task_oracle(t, pot, truth, q, y, &a);
+    if (st == STRUX_ERR_UNSUPPORTED) {
+        char needle[128];
+        snprintf(needle, sizeof needle, "task '%s'", strux_task_name(t));
+        assert_non_null(strstr(strux_error_message(), needle));
+        return;
+    }
+    assert_strux_ok(st);
+    if (!a.found) return;
+    double m, g;
+    brute_point(t, pot, truth, y, &m, &g);
+    assert_close(a.m, m, 1e-9);
+    assert_close(a.g, g, 1e-9);
+    for (int32_t k = 0; k < q->n_ban; k++) assert_false(strux_label_equal(&q->ban[k], y));
+    if (q->wedge) {
+        double h = m + q->h_shift;
+        assert_true(q->beta * h <= g + 1e-7 && (isinf(q->alpha) || g <= q->alpha * h + 1e-7));
+    }
+}
+
+static void check_on(strux_task *t, const strux_dataset *ds)
+{
+    int32_t rows;
+    int64_t extra;
+    assert_strux_ok(strux_task_model_shape(t, ds, &rows, &extra));
+    strux_model *m;
+    assert_strux_ok(strux_model_create(rows, ds->dim, extra, &m));
+    strux_rng r;
+    strux_rng_init(&r, 77, 0, 0);
+    for (int64_t k = 0; k < m->n_w; k++) m->w[k] = strux_rng_normal(&r);
+    strux_pot pot;
+    strux_label truth, y, z;
+    assert_strux_ok(strux_task_pot_alloc(t, ds, &pot));
+    assert_strux_ok(strux_task_label_alloc(t, ds, &truth));
+    assert_strux_ok(strux_task_label_alloc(t, ds, &y));
+    assert_strux_ok(strux_task_label_alloc(t, ds, &z));
+    double *G1 = calloc((size_t)m->n_w, sizeof *G1), *G2 = calloc((size_t)m->n_w, sizeof *G2);
+    double *acc = calloc((size_t)strux_task_eval_size(t) + 1, sizeof *acc);
+    for (int64_t i = 0; i < ds->n_local; i++) {
+        assert_strux_ok(strux_task_potentials(t, m, ds, i, &pot));
+        assert_strux_ok(strux_task_truth(t, ds, i, &truth));
+        assert_close(strux_task_loss(t, &truth, &truth), 0, 0);
+        int64_t count = strux_task_label_count(t, &pot);
+        assert_true(count > 1 && count <= 4096);
+        /* labels enumerate distinctly; the truth is among them */
+        int seen_truth = 0;
+        for (int64_t k = 0; k < count; k++) {
+            assert_strux_ok(strux_task_label_at(t, &pot, k, &y));
+            seen_truth += strux_label_equal(&y, &truth);
+            if (k > 0) assert_false(strux_label_equal(&y, &z));
+            assert_strux_ok(strux_label_copy(&z, &y));
+        }
+        assert_int_equal(seen_truth, 1);
+        /* direction oracle = enumeration; its answer is its label's */
+        const double dirs[][2] = {{1, 1}, {1, 0}, {0.5, 3}};
+        for (int d = 0; d < 3; d++) {
+            strux_query q = strux_query_dir(dirs[d][0], dirs[d][1]);
+            strux_answer a;
+            assert_strux_ok(strux_task_oracle(t, &pot, &truth, &q, &y, &a));
+            assert_true(a.found);
+            expect_oracle_answer(t, &pot, &truth, &q, brute_oracle(t, &pot, &truth, &q, NULL), &y,
+                                 &a, 1e-9);
+            assert_true(q.a * a.m + q.b * a.g >= -1e-12); /* the truth scores 0 */
+        }
+        /* prediction maximises f */
+        assert_strux_ok(strux_task_predict(t, &pot, &y));
+        strux_query q0 = strux_query_dir(1, 0);
+        assert_close(strux_task_score(t, &pot, &y) - strux_task_score(t, &pot, &truth),
+                     brute_oracle(t, &pot, &truth, &q0, NULL), 1e-9);
+        /* w·φ(x, y) = f(y) and Δφ */
+        assert_strux_ok(strux_task_label_at(t, &pot, count - 1 - i % count, &y));
+        memset(G1, 0, (size_t)m->n_w * sizeof *G1);
+        assert_strux_ok(strux_task_add_feature(t, ds, i, &y, 1.0, G1));
+        assert_close(strux_dot(m->n_w, G1, m->w), strux_task_score(t, &pot, &y), 1e-10);
+        assert_strux_ok(strux_task_add_feature(t, ds, i, &truth, -1.0, G1));
+        memset(G2, 0, (size_t)m->n_w * sizeof *G2);
+        assert_strux_ok(strux_task_add_delta(t, ds, i, &y, &truth, 1.0, G2));
+        for (int64_t j = 0; j < m->n_w; j++) assert_close(G1[j], G2[j], 1e-12);
+        /* constrained and banned queries */
+        strux_query q = strux_query_dir(1, 1);
+        q.wedge = 1;
+        q.alpha = 2;
+        q.beta = 0.5;
+        q.h_shift = 1;
+        check_constrained(t, &pot, &truth, &q, &y);
+        q = strux_query_dir(1, 1);
+        q.ban = &truth;
+        q.n_ban = 1;
+        check_constrained(t, &pot, &truth, &q, &y);
+        assert_strux_ok(strux_task_eval_add(t, &truth, &truth, acc));
+        char text[1024];
+        assert_strux_ok(strux_task_format_label(t, &truth, text, sizeof text));
+    }
+    char report[4096];
+    assert_strux_ok(strux_task_eval_report(t, acc, report, sizeof report));
+    char n_field[32];
+    snprintf(n_field, sizeof n_field, "\"n\": %d", N);
+    assert_non_null(strstr(report, n_field));
+    free(G1);
+    free(G2);
+    free(acc);
+    strux_pot_free(&pot);
+    strux_label_free(&truth);
+    strux_label_free(&y);
+    strux_label_free(&z);
+    strux_model_destroy(&m);
+}
+
+static void test_every_task_keeps_the_contract(void **state)
+{
+    (void)state;
+    strux_dataset *kinds[2] = {synth_rows("rows", N, 3, 4, 1, 1),
+                               synth_sequences("sequences", N, 4, 3, 3, 2)};
+    int n_tasks = 0;
+    for (const strux_task_entry *e = strux_task_registry; e->name; e++, n_tasks++) {
+        int accepted = 0;
+        for (int d = 0; d < 2; d++) {
+            strux_task *t = create(e->name);
+            check_methods(t);
+            strux_status st = strux_task_check(t, kinds[d]);
+            if (st == STRUX_OK) {
+                print_message("# %s on %s\n", e->name, kinds[d]->path);
+                check_on(t, kinds[d]);
+                accepted++;
+            } else {
+                assert_int_equal(st, STRUX_ERR_INPUT);
+                assert_non_null(strstr(strux_error_message(), kinds[d]->path));
+            }
+            strux_task_destroy(&t);
+            assert_null(t);
+        }
+        assert_int_equal(accepted, 1);
+    }
+    assert_true(n_tasks >= 4);
+    strux_dataset_destroy(&kinds[0]);
+    strux_dataset_destroy(&kinds[1]);
+}
+
+static void test_unknown_name_lists_every_task(void **state)
+{
+    (void)state;
+    strux_task_options to = {.type = "nosuchtask"};
+    strux_task *t = NULL;
+    char want[512] = "task.type = 'nosuchtask' is unknown; valid types: ";
+    for (const strux_task_entry *e = strux_task_registry; e->name; e++) {
+        if (e != strux_task_registry) strcat(want, ", ");
+        strcat(want, e->name);
+    }
+    assert_strux_fails(strux_task_create(&to, &t), STRUX_ERR_CONFIG, want);
+    assert_null(t);
+    assert_true(strstr(want, "multiclass") && strstr(want, "chain") && strstr(want, "pairwise"));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_every_task_keeps_the_contract),
+        cmocka_unit_test(test_unknown_name_lists_every_task),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
