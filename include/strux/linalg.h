@@ -25,12 +25,14 @@ double strux_spdot(const strux_csr *x, int64_t i, const double *w);
 void strux_spaxpy(const strux_csr *x, int64_t i, double a, double *w);
 /* ||x_i||². */
 double strux_spnorm2(const strux_csr *x, int64_t i);
+/* x_i · x_j of two rows of x (merge of their ascending columns). */
+double strux_sprow_dot(const strux_csr *x, int64_t i, int64_t j);
 
 /* Pin OpenBLAS to one thread (ranks own the cores). Call once per process. */
 void strux_blas_init(void);
-double strux_dot(int64_t n, const double *x, const double *y); /* Σ x_j y_j */
+double strux_dot(int64_t n, const double *x, const double *y);    /* Σ x_j y_j */
 void strux_axpy(int64_t n, double a, const double *x, double *y); /* y += a x */
-void strux_scal(int64_t n, double a, double *x);                /* x *= a */
-double strux_nrm2sq(int64_t n, const double *x);                /* Σ x_j² */
+void strux_scal(int64_t n, double a, double *x);                  /* x *= a */
+double strux_nrm2sq(int64_t n, const double *x);                  /* Σ x_j² */
 
 #endif

@@ -2,8 +2,8 @@
  * (ARCHITECTURE.md §3). One implementation per file in src/tasks/, found by name in a registry.
  * Conventions (slack_bicriteria.md §1.3, §2.1): for example i with truth y_i and a label y,
  * m(y) = f(y) − f(y_i) is the margin error and g(y) = L(y, y_i) the task loss; the direction oracle
- * answers argmax_y a·m(y) + b·g(y), so the λ-oracle is (a, b) = (1, λ). A task knows nothing of MPI,
- * searches or solvers. Tasks keep no per-example state: every call is "Not Collective". */
+ * answers argmax_y a·m(y) + b·g(y), so the λ-oracle is (a, b) = (1, λ). A task knows nothing of
+ * MPI, searches or solvers. Tasks keep no per-example state: every call is "Not Collective". */
 #ifndef STRUX_TASK_H
 #define STRUX_TASK_H
 
@@ -43,14 +43,14 @@ typedef struct strux_pot {
 
 /* A query to the oracle (slack_bicriteria.md §2.1-2.3). */
 typedef struct strux_query {
-    double a, b;        /* maximise a·m(y) + b·g(y) + c·|y|; a, b ≥ 0, not both 0 */
-    double c;           /* weight of the label size |y| (any sign; 0 unless the Micro-F1
-                           surrogate asks, §1.6: h = H + m, g = −(|y| + |y_i|)) */
-    int wedge;          /* nonzero: only labels with beta·h ≤ g ≤ alpha·h, h = m + h_shift (§2.2) */
-    double alpha, beta; /* slope bounds, alpha ≥ beta ≥ 0; alpha may be INFINITY */
-    double h_shift;     /* 1 in the chapter-4 convention h = 1 + m */
-    int lower_open;     /* beta·h < g instead of ≤ */
-    int upper_open;     /* g < alpha·h instead of ≤ */
+    double a, b; /* maximise a·m(y) + b·g(y) + c·|y|; a, b ≥ 0, not both 0 */
+    double c;    /* weight of the label size |y| (any sign; 0 unless the Micro-F1
+                    surrogate asks, §1.6: h = H + m, g = −(|y| + |y_i|)) */
+    int wedge;   /* nonzero: only labels with beta·h ≤ g ≤ alpha·h, h = m + h_shift (§2.2) */
+    double alpha, beta;     /* slope bounds, alpha ≥ beta ≥ 0; alpha may be INFINITY */
+    double h_shift;         /* 1 in the chapter-4 convention h = 1 + m */
+    int lower_open;         /* beta·h < g instead of ≤ */
+    int upper_open;         /* g < alpha·h instead of ≤ */
     const strux_label *ban; /* labels excluded from the argmax (§2.3), n_ban of them */
     int32_t n_ban;
 } strux_query;
@@ -119,6 +119,37 @@ strux_status strux_task_add_feature(const strux_task *t, const strux_dataset *ds
 strux_status strux_task_add_delta(const strux_task *t, const strux_dataset *ds, int64_t i,
                                   const strux_label *y, const strux_label *truth, double scale,
                                   double *G);
+/* ---- Dual blocks (ARCHITECTURE.md §3) ----
+ * Example i's share of the weights is w_i = B_i·c for a coefficient vector c of
+ * strux_task_block_size() doubles: coefficient s·K + k places feature row s of the example (s < S:
+ * its one row, or its tokens) in weight row k (K = model rows); coefficient S·K + e is free
+ * parameter e. The potentials of every task begin with B_i^T·w in this layout (pot->s[j] is w
+ * dotted with basis vector j), so c·pot->s = (B_i·c)·w and f(y) = coef(φ(x_i, y))·pot->s.
+ * Norms of block vectors use the example's Gram matrix X (S×S, X_st = x_s·x_t). */
+typedef struct strux_block_shape {
+    int32_t S; /* feature rows of the example */
+    int32_t K; /* weight rows */
+    int64_t E; /* free parameters */
+    int64_t p; /* S·K + E coefficients */
+} strux_block_shape;
+strux_block_shape strux_task_block_shape(const strux_task *t, const strux_dataset *ds, int64_t i);
+/* Largest p and S over the local examples of ds. */
+void strux_task_block_max(const strux_task *t, const strux_dataset *ds, int64_t *p_max,
+                          int32_t *S_max);
+/* c += scale·coef(φ(x_i, y) − φ(x_i, y_i)). */
+strux_status strux_task_block_add_delta(const strux_task *t, const strux_dataset *ds, int64_t i,
+                                        const strux_label *y, const strux_label *truth,
+                                        double scale, double *c);
+/* G += scale·B_i·c (G in model layout). */
+void strux_task_block_apply(const strux_task *t, const strux_dataset *ds, int64_t i,
+                            const double *c, double scale, double *G);
+/* The example's Gram matrix X (S×S, row-major) into X (room for S_max² doubles). */
+void strux_task_block_gram(const strux_dataset *ds, const strux_block_shape *b, int64_t i,
+                           double *X);
+/* (B_i·c)·(B_i·d) for dense coefficient vectors, given the example's Gram matrix. */
+double strux_block_inner(const strux_block_shape *b, const double *X, const double *c,
+                         const double *d);
+
 int64_t strux_task_oracle_calls(const strux_task *t);
 
 /* Evaluation: per-example sums in a double buffer (summed over ranks by the caller), then a

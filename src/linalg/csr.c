@@ -30,18 +30,37 @@ void strux_csr_free(strux_csr *a)
 double strux_spdot(const strux_csr *x, int64_t i, const double *w)
 {
     double s = 0.0;
-    for (int64_t p = x->ptr[i]; p < x->ptr[i + 1]; p++) s += (double)x->val[p] * w[x->col[p]];
+    for (int64_t p = x->ptr[i]; p < x->ptr[i + 1]; p++)
+        s += (double)x->val[p] * w[x->col[p]];
     return s;
 }
 
 void strux_spaxpy(const strux_csr *x, int64_t i, double a, double *w)
 {
-    for (int64_t p = x->ptr[i]; p < x->ptr[i + 1]; p++) w[x->col[p]] += a * (double)x->val[p];
+    for (int64_t p = x->ptr[i]; p < x->ptr[i + 1]; p++)
+        w[x->col[p]] += a * (double)x->val[p];
 }
 
 double strux_spnorm2(const strux_csr *x, int64_t i)
 {
     double s = 0.0;
-    for (int64_t p = x->ptr[i]; p < x->ptr[i + 1]; p++) s += (double)x->val[p] * x->val[p];
+    for (int64_t p = x->ptr[i]; p < x->ptr[i + 1]; p++)
+        s += (double)x->val[p] * x->val[p];
+    return s;
+}
+
+double strux_sprow_dot(const strux_csr *x, int64_t i, int64_t j)
+{
+    if (i == j) return strux_spnorm2(x, i);
+    int64_t a = x->ptr[i], a_end = x->ptr[i + 1], b = x->ptr[j], b_end = x->ptr[j + 1];
+    double s = 0.0;
+    while (a < a_end && b < b_end) {
+        if (x->col[a] == x->col[b])
+            s += (double)x->val[a++] * x->val[b++];
+        else if (x->col[a] < x->col[b])
+            a++;
+        else
+            b++;
+    }
     return s;
 }

@@ -182,8 +182,8 @@ static strux_status chain_check(strux_task *t, const strux_dataset *ds)
     return grow_buffers(cd, max_length(ds), ds->n_labels);
 }
 
-static strux_status chain_model_shape(const strux_task *t, const strux_dataset *ds,
-                                      int32_t *n_rows, int64_t *n_extra)
+static strux_status chain_model_shape(const strux_task *t, const strux_dataset *ds, int32_t *n_rows,
+                                      int64_t *n_extra)
 {
     (void)t;
     int64_t K = ds->n_labels;
@@ -209,9 +209,9 @@ static strux_status chain_potentials(const strux_task *t, const strux_model *m,
     int32_t K = t->n_labels;
     int64_t r0 = ds->ex_ptr[i], T = ds->ex_ptr[i + 1] - r0;
     int64_t n_extra = (int64_t)K * K + 2 * K;
-    STRUX_CHECK(m->n_rows == K && m->dim >= ds->dim && m->n_extra == n_extra,
-                STRUX_ERR_INTERNAL, "model %d x %d + %lld does not fit %d tags x %d features",
-                m->n_rows, m->dim, (long long)m->n_extra, K, ds->dim);
+    STRUX_CHECK(m->n_rows == K && m->dim >= ds->dim && m->n_extra == n_extra, STRUX_ERR_INTERNAL,
+                "model %d x %d + %lld does not fit %d tags x %d features", m->n_rows, m->dim,
+                (long long)m->n_extra, K, ds->dim);
     STRUX_CHECK(T * K + n_extra <= pot->cap, STRUX_ERR_INTERNAL,
                 "sequence of %lld tokens does not fit the potentials buffer", (long long)T);
     pot->i = i;
@@ -231,7 +231,8 @@ static strux_status chain_truth(const strux_task *t, const strux_dataset *ds, in
     int64_t r0 = ds->ex_ptr[i];
     y->n = (int32_t)(ds->ex_ptr[i + 1] - r0);
     y->n_mu = 0;
-    for (int32_t p = 0; p < y->n; p++) y->y[p] = ds->y_idx[ds->y_ptr[r0 + p]];
+    for (int32_t p = 0; p < y->n; p++)
+        y->y[p] = ds->y_idx[ds->y_ptr[r0 + p]];
     return STRUX_OK;
 }
 
@@ -239,7 +240,8 @@ static double chain_loss(const strux_task *t, const strux_label *y, const strux_
 {
     (void)t;
     double e = 0;
-    for (int32_t p = 0; p < y->n; p++) e += y->y[p] != truth->y[p];
+    for (int32_t p = 0; p < y->n; p++)
+        e += y->y[p] != truth->y[p];
     return e;
 }
 
@@ -247,7 +249,8 @@ static double chain_size(const strux_task *t, const strux_label *y)
 {
     const chain_data *cd = t->data;
     double n = 0;
-    for (int32_t p = 0; p < y->n; p++) n += y->y[p] != cd->outside;
+    for (int32_t p = 0; p < y->n; p++)
+        n += y->y[p] != cd->outside;
     return n;
 }
 
@@ -285,7 +288,8 @@ static void viterbi(chain_data *cd, const strux_pot *pot, const int32_t *yi, dou
     const double *trans = pot_trans(pot), *start = pot_start(pot), *end = pot_end(pot);
     double *V = cd->V;
     int32_t *bp = cd->bp;
-    for (int32_t k = 0; k < K; k++) V[k] = a * start[k] + node_score(cd, pot, yi, 0, k, a, b, c);
+    for (int32_t k = 0; k < K; k++)
+        V[k] = a * start[k] + node_score(cd, pot, yi, 0, k, a, b, c);
     for (int32_t p = 1; p < T; p++) {
         const double *Vp = V + (int64_t)(p - 1) * K;
         for (int32_t k = 0; k < K; k++) {
@@ -385,9 +389,11 @@ static int frontier_oracle(chain_data *cd, const strux_pot *pot, const strux_lab
     const double *trans = pot_trans(pot), *start = pot_start(pot), *end = pot_end(pot);
     double *D = cd->D;
     int32_t *dbp = cd->dbp;
-#define AT(p, k, e) ((((int64_t)(p) * K + (k)) * E) + (e))
-    for (int64_t z = 0; z < (int64_t)T * K * E; z++) D[z] = -INFINITY;
-    for (int32_t k = 0; k < K; k++) D[AT(0, k, k != yi[0])] = start[k] + pot->s[k];
+#define AT(p, k, e) ((((int64_t)(p)*K + (k)) * E) + (e))
+    for (int64_t z = 0; z < (int64_t)T * K * E; z++)
+        D[z] = -INFINITY;
+    for (int32_t k = 0; k < K; k++)
+        D[AT(0, k, k != yi[0])] = start[k] + pot->s[k];
     for (int32_t p = 1; p < T; p++)
         for (int32_t k = 0; k < K; k++) {
             int32_t err = k != yi[p];
@@ -477,46 +483,45 @@ static strux_status chain_predict(const strux_task *t, const strux_pot *pot, str
 
 /* ---- feature map ---- */
 
-static double *extra_of(const strux_dataset *ds, int32_t K, double *G)
-{
-    return G + (int64_t)K * ds->dim;
-}
-
-static strux_status chain_add_feature(const strux_task *t, const strux_dataset *ds, int64_t i,
-                                      const strux_label *y, double scale, double *G)
+/* Free parameters: transitions trans[j·K + k] at 0, start weights at K², end weights at K² + K. */
+static strux_status chain_add_feature(const strux_task *t, const strux_label *y, double scale,
+                                      const strux_phi *out)
 {
     int32_t K = t->n_labels, T = y->n;
-    int64_t r0 = ds->ex_ptr[i];
-    double *trans = extra_of(ds, K, G), *start = trans + (int64_t)K * K, *end = start + K;
+    int64_t start = (int64_t)K * K, end = start + K;
     for (int32_t p = 0; p < T; p++) {
-        strux_spaxpy(&ds->x, r0 + p, scale, G + (int64_t)y->y[p] * ds->dim);
-        if (p > 0) trans[y->y[p - 1] * K + y->y[p]] += scale;
+        strux_phi_row(out, p, y->y[p], scale);
+        if (p > 0) strux_phi_extra(out, y->y[p - 1] * K + y->y[p], scale);
     }
-    start[y->y[0]] += scale;
-    end[y->y[T - 1]] += scale;
+    strux_phi_extra(out, start + y->y[0], scale);
+    strux_phi_extra(out, end + y->y[T - 1], scale);
     return STRUX_OK;
 }
 
-static strux_status chain_add_delta(const strux_task *t, const strux_dataset *ds, int64_t i,
-                                    const strux_label *y, const strux_label *truth, double scale,
-                                    double *G)
+static strux_status chain_add_delta(const strux_task *t, const strux_label *y,
+                                    const strux_label *truth, double scale, const strux_phi *out)
 {
     int32_t K = t->n_labels, T = y->n;
-    int64_t r0 = ds->ex_ptr[i];
+    int64_t start = (int64_t)K * K, end = start + K;
     const int32_t *a = y->y, *b = truth->y;
-    double *trans = extra_of(ds, K, G), *start = trans + (int64_t)K * K, *end = start + K;
     for (int32_t p = 0; p < T; p++) {
         if (a[p] != b[p]) {
-            strux_spaxpy(&ds->x, r0 + p, scale, G + (int64_t)a[p] * ds->dim);
-            strux_spaxpy(&ds->x, r0 + p, -scale, G + (int64_t)b[p] * ds->dim);
+            strux_phi_row(out, p, a[p], scale);
+            strux_phi_row(out, p, b[p], -scale);
         }
         if (p > 0 && (a[p - 1] != b[p - 1] || a[p] != b[p])) {
-            trans[a[p - 1] * K + a[p]] += scale;
-            trans[b[p - 1] * K + b[p]] -= scale;
+            strux_phi_extra(out, a[p - 1] * K + a[p], scale);
+            strux_phi_extra(out, b[p - 1] * K + b[p], -scale);
         }
     }
-    if (a[0] != b[0]) start[a[0]] += scale, start[b[0]] -= scale;
-    if (a[T - 1] != b[T - 1]) end[a[T - 1]] += scale, end[b[T - 1]] -= scale;
+    if (a[0] != b[0]) {
+        strux_phi_extra(out, start + a[0], scale);
+        strux_phi_extra(out, start + b[0], -scale);
+    }
+    if (a[T - 1] != b[T - 1]) {
+        strux_phi_extra(out, end + a[T - 1], scale);
+        strux_phi_extra(out, end + b[T - 1], -scale);
+    }
     return STRUX_OK;
 }
 
@@ -545,8 +550,7 @@ static strux_status chain_eval_add(const strux_task *t, const strux_label *pred,
     return STRUX_OK;
 }
 
-static strux_status chain_eval_report(const strux_task *t, const double *acc, char *buf,
-                                      size_t n)
+static strux_status chain_eval_report(const strux_task *t, const double *acc, char *buf, size_t n)
 {
     const chain_data *cd = t->data;
     double tok = acc[ACC_TOK] > 0 ? acc[ACC_TOK] : 1, seq = acc[ACC_SEQ] > 0 ? acc[ACC_SEQ] : 1;
@@ -567,8 +571,7 @@ static strux_status chain_eval_report(const strux_task *t, const double *acc, ch
                     "report longer than %zu bytes", n);
         w += w2;
     }
-    snprintf(buf + w, n - (size_t)w, "\"n_tokens\": %.0f, \"n\": %.0f", acc[ACC_TOK],
-             acc[ACC_SEQ]);
+    snprintf(buf + w, n - (size_t)w, "\"n_tokens\": %.0f, \"n\": %.0f", acc[ACC_TOK], acc[ACC_SEQ]);
     return STRUX_OK;
 }
 

@@ -59,7 +59,8 @@ static strux_status mc_potentials(const strux_task *t, const strux_model *m,
     pot->i = i;
     pot->n_parts = 1;
     pot->n_states = K;
-    for (int32_t k = 0; k < K; k++) pot->s[k] = strux_spdot(&ds->x, i, strux_model_row(m, k));
+    for (int32_t k = 0; k < K; k++)
+        pot->s[k] = strux_spdot(&ds->x, i, strux_model_row(m, k));
     return STRUX_OK;
 }
 
@@ -129,22 +130,21 @@ static strux_status mc_predict(const strux_task *t, const strux_pot *pot, strux_
     return STRUX_OK;
 }
 
-static strux_status mc_add_feature(const strux_task *t, const strux_dataset *ds, int64_t i,
-                                   const strux_label *y, double scale, double *G)
+static strux_status mc_add_feature(const strux_task *t, const strux_label *y, double scale,
+                                   const strux_phi *out)
 {
     (void)t;
-    strux_spaxpy(&ds->x, i, scale, G + (int64_t)y->y[0] * ds->dim);
+    strux_phi_row(out, 0, y->y[0], scale);
     return STRUX_OK;
 }
 
-static strux_status mc_add_delta(const strux_task *t, const strux_dataset *ds, int64_t i,
-                                 const strux_label *y, const strux_label *truth, double scale,
-                                 double *G)
+static strux_status mc_add_delta(const strux_task *t, const strux_label *y,
+                                 const strux_label *truth, double scale, const strux_phi *out)
 {
     (void)t;
     if (y->y[0] == truth->y[0]) return STRUX_OK;
-    strux_spaxpy(&ds->x, i, scale, G + (int64_t)y->y[0] * ds->dim);
-    strux_spaxpy(&ds->x, i, -scale, G + (int64_t)truth->y[0] * ds->dim);
+    strux_phi_row(out, 0, y->y[0], scale);
+    strux_phi_row(out, 0, truth->y[0], -scale);
     return STRUX_OK;
 }
 
@@ -187,8 +187,7 @@ static strux_status mc_eval_report(const strux_task *t, const double *acc, char 
     return STRUX_OK;
 }
 
-static strux_status mc_format_label(const strux_task *t, const strux_label *y, char *buf,
-                                    size_t n)
+static strux_status mc_format_label(const strux_task *t, const strux_label *y, char *buf, size_t n)
 {
     (void)t;
     snprintf(buf, n, "%d", y->y[0]);

@@ -63,7 +63,8 @@ static strux_status ml_truth(const strux_task *t, const strux_dataset *ds, int64
     y->n = t->n_labels;
     y->n_mu = 0;
     memset(y->y, 0, (size_t)y->n * sizeof *y->y);
-    for (int64_t p = ds->y_ptr[i]; p < ds->y_ptr[i + 1]; p++) y->y[ds->y_idx[p]] = 1;
+    for (int64_t p = ds->y_ptr[i]; p < ds->y_ptr[i + 1]; p++)
+        y->y[ds->y_idx[p]] = 1;
     return STRUX_OK;
 }
 
@@ -71,7 +72,8 @@ static double ml_loss(const strux_task *t, const strux_label *y, const strux_lab
 {
     (void)t;
     double e = 0;
-    for (int32_t k = 0; k < y->n; k++) e += y->y[k] != truth->y[k];
+    for (int32_t k = 0; k < y->n; k++)
+        e += y->y[k] != truth->y[k];
     return e;
 }
 
@@ -79,7 +81,8 @@ static double ml_size(const strux_task *t, const strux_label *y)
 {
     (void)t;
     double n = 0;
-    for (int32_t k = 0; k < y->n; k++) n += y->y[k];
+    for (int32_t k = 0; k < y->n; k++)
+        n += y->y[k];
     return n;
 }
 
@@ -96,7 +99,7 @@ static double ml_score(const strux_task *t, const strux_pot *pot, const strux_la
  * Scratch (not state: nothing survives a call) for the constrained and ban-list oracles lives in
  * ml_data, allocated by ml_check (the label count is known there) and never in an oracle call. */
 
-#define ML_BAN_MAX 1024 /* ban-list entries one query may carry (k-best nodes are sized by it) */
+#define ML_BAN_MAX 1024   /* ban-list entries one query may carry (k-best nodes are sized by it) */
 #define ML_WEDGE_TAU 1e-9 /* relative tolerance realising strict wedge sides (§2.2) */
 
 typedef struct ml_gain {
@@ -112,9 +115,9 @@ typedef struct ml_node {
 } ml_node;
 
 typedef struct ml_data {
-    ml_gain *gain;  /* n_labels: per-label flip gains, sorted */
-    ml_node *node;  /* 2·ML_BAN_MAX + 3 nodes of the k-best enumeration */
-    int32_t *heap;  /* node indices, min-heap by cost */
+    ml_gain *gain; /* n_labels: per-label flip gains, sorted */
+    ml_node *node; /* 2·ML_BAN_MAX + 3 nodes of the k-best enumeration */
+    int32_t *heap; /* node indices, min-heap by cost */
 } ml_data;
 
 static void ml_destroy(strux_task *t)
@@ -162,7 +165,8 @@ static void gain_sift(ml_gain *a, int32_t root, int32_t n)
 /* In-place heapsort into gain_before order (qsort may allocate; oracles must not). */
 static void gain_sort(ml_gain *a, int32_t n)
 {
-    for (int32_t k = n / 2 - 1; k >= 0; k--) gain_sift(a, k, n);
+    for (int32_t k = n / 2 - 1; k >= 0; k--)
+        gain_sift(a, k, n);
     for (int32_t end = n - 1; end > 0; end--) {
         ml_gain tmp = a[0];
         a[0] = a[end];
@@ -239,7 +243,8 @@ static strux_status ml_oracle_wedge(const strux_task *t, const strux_pot *pot,
         *ans = (strux_answer){0};
         return STRUX_OK;
     }
-    for (int32_t e = 0; e < e_best; e++) y->y[d->gain[e].k] = !truth->y[d->gain[e].k];
+    for (int32_t e = 0; e < e_best; e++)
+        y->y[d->gain[e].k] = !truth->y[d->gain[e].k];
     ml_answer(pot, truth, y, ans);
     return STRUX_OK;
 }
@@ -337,11 +342,9 @@ static strux_status ml_oracle(const strux_task *t, const strux_pot *pot, const s
                               const strux_query *q, strux_label *y, strux_answer *ans)
 {
     if (q->wedge || q->n_ban > 0) {
-        STRUX_CHECK(t->data, STRUX_ERR_INTERNAL, "task '%s' queried before check()",
-                    t->type_name);
+        STRUX_CHECK(t->data, STRUX_ERR_INTERNAL, "task '%s' queried before check()", t->type_name);
         STRUX_CHECK(!(q->wedge && q->n_ban > 0), STRUX_ERR_UNSUPPORTED,
-                    "task '%s' does not support a wedge and a ban list in one query",
-                    t->type_name);
+                    "task '%s' does not support a wedge and a ban list in one query", t->type_name);
         STRUX_CHECK(!q->wedge || q->c == 0, STRUX_ERR_UNSUPPORTED,
                     "task '%s': the constrained oracle has no label-size term (c = %g)",
                     t->type_name, q->c);
@@ -374,29 +377,26 @@ static strux_status ml_predict(const strux_task *t, const strux_pot *pot, strux_
 {
     y->n = t->n_labels;
     y->n_mu = 0;
-    for (int32_t k = 0; k < y->n; k++) y->y[k] = pot->s[k] > 0;
+    for (int32_t k = 0; k < y->n; k++)
+        y->y[k] = pot->s[k] > 0;
     return STRUX_OK;
 }
 
-static strux_status ml_add_feature(const strux_task *t, const strux_dataset *ds, int64_t i,
-                                   const strux_label *y, double scale, double *G)
+static strux_status ml_add_feature(const strux_task *t, const strux_label *y, double scale,
+                                   const strux_phi *out)
 {
     (void)t;
-    int64_t dim = ds->dim;
     for (int32_t k = 0; k < y->n; k++)
-        if (y->y[k]) strux_spaxpy(&ds->x, i, scale, G + k * dim);
+        if (y->y[k]) strux_phi_row(out, 0, k, scale);
     return STRUX_OK;
 }
 
-static strux_status ml_add_delta(const strux_task *t, const strux_dataset *ds, int64_t i,
-                                 const strux_label *y, const strux_label *truth, double scale,
-                                 double *G)
+static strux_status ml_add_delta(const strux_task *t, const strux_label *y,
+                                 const strux_label *truth, double scale, const strux_phi *out)
 {
     (void)t;
-    int64_t dim = ds->dim;
     for (int32_t k = 0; k < y->n; k++)
-        if (y->y[k] != truth->y[k])
-            strux_spaxpy(&ds->x, i, y->y[k] ? scale : -scale, G + k * dim);
+        if (y->y[k] != truth->y[k]) strux_phi_row(out, 0, k, y->y[k] ? scale : -scale);
     return STRUX_OK;
 }
 
@@ -418,8 +418,7 @@ static strux_status ml_eval_report(const strux_task *t, const double *acc, char 
     return STRUX_OK;
 }
 
-static strux_status ml_format_label(const strux_task *t, const strux_label *y, char *buf,
-                                    size_t n)
+static strux_status ml_format_label(const strux_task *t, const strux_label *y, char *buf, size_t n)
 {
     (void)t;
     size_t used = 0;
@@ -446,7 +445,8 @@ static strux_status ml_label_at(const strux_task *t, const strux_pot *pot, int64
     (void)pot;
     y->n = t->n_labels;
     y->n_mu = 0;
-    for (int32_t k = 0; k < y->n; k++) y->y[k] = (int32_t)((index >> k) & 1);
+    for (int32_t k = 0; k < y->n; k++)
+        y->y[k] = (int32_t)((index >> k) & 1);
     return STRUX_OK;
 }
 

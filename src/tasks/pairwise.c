@@ -52,11 +52,11 @@ typedef struct pw_data {
     double *theta;                 /* exact: L×L symmetric θ_kl with zero diagonal */
     double *u;                     /* exact: u_k = Σ_l θ_kl·y_l of the current labeling */
     strux_lp *lp;                  /* lp: the persistent local-polytope problem */
-    int32_t row_upper, row_lower;  /* lp: the wedge rows α·h − g ≥ τ and g − β·h ≥ τ */
-    int wedge_on;                  /* lp: the wedge rows are switched on */
-    double *obj, *x, *row;         /* lp: objective, solution, wedge row coefficients (L + P) */
-    int32_t *cols;                 /* lp: 0..L+P−1, the columns of a dense wedge row */
-    int64_t n_lp, n_fractional;    /* lp: solves and fractional answers (log) */
+    int32_t row_upper, row_lower; /* lp: the wedge rows α·h − g ≥ τ and g − β·h ≥ τ */
+    int wedge_on;                 /* lp: the wedge rows are switched on */
+    double *obj, *x, *row;        /* lp: objective, solution, wedge row coefficients (L + P) */
+    int32_t *cols;                /* lp: 0..L+P−1, the columns of a dense wedge row */
+    int64_t n_lp, n_fractional;   /* lp: solves and fractional answers (log) */
 } pw_data;
 
 /* ---- set-up ---- */
@@ -76,7 +76,8 @@ static strux_status setup_lp(pw_data *d)
     STRUX_TRY(strux_alloc_array(&d->x, (size_t)n, sizeof *d->x));
     STRUX_TRY(strux_alloc_array(&d->row, (size_t)n, sizeof *d->row));
     STRUX_TRY(strux_alloc_array(&d->cols, (size_t)n, sizeof *d->cols));
-    for (int32_t j = 0; j < n; j++) d->cols[j] = j;
+    for (int32_t j = 0; j < n; j++)
+        d->cols[j] = j;
     STRUX_TRY(strux_lp_create(n, &d->lp));
     strux_lp_set_fresh_start(d->lp, d->fresh);
     for (int32_t j = 0; j < n; j++)
@@ -102,7 +103,8 @@ static strux_status setup(pw_data *d, int32_t L)
     STRUX_TRY(strux_alloc_array(&d->pk, (size_t)(d->P > 0 ? d->P : 1), sizeof *d->pk));
     STRUX_TRY(strux_alloc_array(&d->pl, (size_t)(d->P > 0 ? d->P : 1), sizeof *d->pl));
     for (int32_t k = 0, p = 0; k < L; k++)
-        for (int32_t l = k + 1; l < L; l++, p++) d->pk[p] = k, d->pl[p] = l;
+        for (int32_t l = k + 1; l < L; l++, p++)
+            d->pk[p] = k, d->pl[p] = l;
     const char *inf = d->inference[0] ? d->inference : "auto";
     if (strcmp(inf, "exact") == 0) {
         STRUX_CHECK(L <= EXACT_MAX, STRUX_ERR_CONFIG,
@@ -170,7 +172,8 @@ static strux_status pw_potentials(const strux_task *t, const strux_model *m,
     pot->i = i;
     pot->n_parts = L;
     pot->n_states = 2;
-    for (int32_t k = 0; k < L; k++) pot->s[k] = strux_spdot(&ds->x, i, strux_model_row(m, k));
+    for (int32_t k = 0; k < L; k++)
+        pot->s[k] = strux_spdot(&ds->x, i, strux_model_row(m, k));
     memcpy(pot->s + L, strux_model_extra(m), (size_t)d->P * sizeof *pot->s);
     return STRUX_OK;
 }
@@ -181,7 +184,8 @@ static strux_status pw_truth(const strux_task *t, const strux_dataset *ds, int64
     y->n = t->n_labels;
     y->n_mu = 0;
     memset(y->y, 0, (size_t)y->n * sizeof *y->y);
-    for (int64_t p = ds->y_ptr[i]; p < ds->y_ptr[i + 1]; p++) y->y[ds->y_idx[p]] = 1;
+    for (int64_t p = ds->y_ptr[i]; p < ds->y_ptr[i + 1]; p++)
+        y->y[ds->y_idx[p]] = 1;
     return STRUX_OK;
 }
 
@@ -203,7 +207,8 @@ static double pw_loss(const strux_task *t, const strux_label *y, const strux_lab
 {
     (void)t;
     double e = 0;
-    for (int32_t k = 0; k < y->n; k++) e += truth->y[k] ? 1 - mu_k(y, k) : mu_k(y, k);
+    for (int32_t k = 0; k < y->n; k++)
+        e += truth->y[k] ? 1 - mu_k(y, k) : mu_k(y, k);
     return e;
 }
 
@@ -211,7 +216,8 @@ static double pw_size(const strux_task *t, const strux_label *y)
 {
     (void)t;
     double n = 0;
-    for (int32_t k = 0; k < y->n; k++) n += mu_k(y, k);
+    for (int32_t k = 0; k < y->n; k++)
+        n += mu_k(y, k);
     return n;
 }
 
@@ -219,8 +225,10 @@ static double pw_size(const strux_task *t, const strux_label *y)
 static double score_of(const pw_data *d, const strux_pot *pot, const strux_label *y)
 {
     double f = 0;
-    for (int32_t k = 0; k < d->L; k++) f += pot->s[k] * mu_k(y, k);
-    for (int32_t p = 0; p < d->P; p++) f += pot->s[d->L + p] * mu_p(d, y, p);
+    for (int32_t k = 0; k < d->L; k++)
+        f += pot->s[k] * mu_k(y, k);
+    for (int32_t p = 0; p < d->P; p++)
+        f += pot->s[d->L + p] * mu_p(d, y, p);
     return f;
 }
 
@@ -235,7 +243,8 @@ static void set_bits(strux_label *y, int32_t L, uint32_t mask)
 {
     y->n = L;
     y->n_mu = 0;
-    for (int32_t k = 0; k < L; k++) y->y[k] = (int32_t)((mask >> k) & 1u);
+    for (int32_t k = 0; k < L; k++)
+        y->y[k] = (int32_t)((mask >> k) & 1u);
 }
 
 static int mask_banned(const strux_query *q, int32_t L, uint32_t mask)
@@ -244,7 +253,8 @@ static int mask_banned(const strux_query *q, int32_t L, uint32_t mask)
         const strux_label *z = &q->ban[b];
         if (z->n != L || z->n_mu != 0) continue;
         int32_t k = 0;
-        while (k < L && z->y[k] == (int32_t)((mask >> k) & 1u)) k++;
+        while (k < L && z->y[k] == (int32_t)((mask >> k) & 1u))
+            k++;
         if (k == L) return 1;
     }
     return 0;
@@ -263,9 +273,11 @@ static int exact_oracle(pw_data *d, const strux_pot *pot, const strux_label *tru
         d->theta[d->pl[p] * L + d->pk[p]] = s[L + p];
     }
     uint32_t yi = 0;
-    for (int32_t k = 0; truth && k < L; k++) yi |= (uint32_t)(truth->y[k] != 0) << k;
+    for (int32_t k = 0; truth && k < L; k++)
+        yi |= (uint32_t)(truth->y[k] != 0) << k;
     double f_i = truth ? score_of(d, pot, truth) : 0;
-    for (int32_t k = 0; k < L; k++) d->u[k] = 0;
+    for (int32_t k = 0; k < L; k++)
+        d->u[k] = 0;
     uint32_t mask = 0, best = 0;
     double f = 0, g = __builtin_popcount(yi), size = 0, v_best = -INFINITY;
     int found = 0;
@@ -279,7 +291,8 @@ static int exact_oracle(pw_data *d, const strux_pot *pot, const strux_label *tru
             g += yi & bit ? -sign : sign;
             mask ^= bit;
             const double *th = d->theta + (int64_t)k * L;
-            for (int32_t l = 0; l < L; l++) d->u[l] += sign * th[l];
+            for (int32_t l = 0; l < L; l++)
+                d->u[l] += sign * th[l];
         }
         double m = g == 0 ? 0.0 : f - f_i; /* only the truth has g = 0: m is exactly 0 there */
         double v = q->a * m + q->b * g + q->c * size;
@@ -301,13 +314,16 @@ static void lp_label(pw_data *d, strux_label *y)
 {
     int32_t L = d->L, n = L + d->P;
     int integral = 1;
-    for (int32_t j = 0; j < n; j++) integral &= fabs(d->x[j] - round(d->x[j])) <= INTEGRAL_TOL;
+    for (int32_t j = 0; j < n; j++)
+        integral &= fabs(d->x[j] - round(d->x[j])) <= INTEGRAL_TOL;
     y->n = L;
-    for (int32_t k = 0; k < L; k++) y->y[k] = d->x[k] >= 0.5;
+    for (int32_t k = 0; k < L; k++)
+        y->y[k] = d->x[k] >= 0.5;
     y->n_mu = integral ? 0 : n;
     if (integral) return;
     d->n_fractional++;
-    for (int32_t j = 0; j < n; j++) y->mu[j] = fmin(1.0, fmax(0.0, d->x[j]));
+    for (int32_t j = 0; j < n; j++)
+        y->mu[j] = fmin(1.0, fmax(0.0, d->x[j]));
 }
 
 /* Wedge rows for h = f(μ) − f_i + h_shift and g = Σ_k (1 − 2y_ik)·μ_k + |y_i|:
@@ -354,7 +370,8 @@ static strux_status lp_oracle(pw_data *d, const strux_pot *pot, const strux_labe
 {
     int32_t L = d->L, n = L + d->P;
     double f_i = truth ? score_of(d, pot, truth) : 0, n_i = 0;
-    for (int32_t k = 0; truth && k < L; k++) n_i += truth->y[k];
+    for (int32_t k = 0; truth && k < L; k++)
+        n_i += truth->y[k];
     for (int32_t j = 0; j < n; j++) {
         d->obj[j] = q->a * pot->s[j];
         if (j < L && truth) d->obj[j] += q->b * (1.0 - 2.0 * truth->y[j]);
@@ -413,28 +430,29 @@ static strux_status pw_predict(const strux_task *t, const strux_pot *pot, strux_
 
 /* ---- feature map: linear in μ ---- */
 
-static strux_status pw_add_feature(const strux_task *t, const strux_dataset *ds, int64_t i,
-                                   const strux_label *y, double scale, double *G)
+static strux_status pw_add_feature(const strux_task *t, const strux_label *y, double scale,
+                                   const strux_phi *out)
 {
     const pw_data *d = t->data;
-    double *pair = G + (int64_t)d->L * ds->dim;
     for (int32_t k = 0; k < d->L; k++)
-        if (mu_k(y, k) != 0) strux_spaxpy(&ds->x, i, scale * mu_k(y, k), G + k * ds->dim);
-    for (int32_t p = 0; p < d->P; p++) pair[p] += scale * mu_p(d, y, p);
+        if (mu_k(y, k) != 0) strux_phi_row(out, 0, k, scale * mu_k(y, k));
+    for (int32_t p = 0; p < d->P; p++)
+        strux_phi_extra(out, p, scale * mu_p(d, y, p));
     return STRUX_OK;
 }
 
-static strux_status pw_add_delta(const strux_task *t, const strux_dataset *ds, int64_t i,
-                                 const strux_label *y, const strux_label *truth, double scale,
-                                 double *G)
+static strux_status pw_add_delta(const strux_task *t, const strux_label *y,
+                                 const strux_label *truth, double scale, const strux_phi *out)
 {
     const pw_data *d = t->data;
-    double *pair = G + (int64_t)d->L * ds->dim;
     for (int32_t k = 0; k < d->L; k++) {
         double dk = mu_k(y, k) - truth->y[k];
-        if (dk != 0) strux_spaxpy(&ds->x, i, scale * dk, G + k * ds->dim);
+        if (dk != 0) strux_phi_row(out, 0, k, scale * dk);
     }
-    for (int32_t p = 0; p < d->P; p++) pair[p] += scale * (mu_p(d, y, p) - mu_p(d, truth, p));
+    for (int32_t p = 0; p < d->P; p++) {
+        double dp = mu_p(d, y, p) - mu_p(d, truth, p);
+        if (dp != 0) strux_phi_extra(out, p, scale * dp);
+    }
     return STRUX_OK;
 }
 
@@ -465,8 +483,7 @@ static strux_status pw_eval_report(const strux_task *t, const double *acc, char 
     return STRUX_OK;
 }
 
-static strux_status pw_format_label(const strux_task *t, const strux_label *y, char *buf,
-                                    size_t n)
+static strux_status pw_format_label(const strux_task *t, const strux_label *y, char *buf, size_t n)
 {
     (void)t;
     size_t used = 0;
@@ -500,7 +517,8 @@ static void pw_destroy(strux_task *t)
     pw_data *d = t->data;
     if (!d) return;
     if (d->n_lp > 0)
-        strux_log(STRUX_LOG_DEBUG, "pairwise LP: %lld solves, %lld simplex iterations, %lld "
+        strux_log(STRUX_LOG_DEBUG,
+                  "pairwise LP: %lld solves, %lld simplex iterations, %lld "
                   "fractional answers",
                   (long long)d->n_lp, (long long)strux_lp_iterations(d->lp),
                   (long long)d->n_fractional);
@@ -544,8 +562,9 @@ strux_status strux_task_create_pairwise(const strux_task_options *opt, strux_tas
     strux_status st = STRUX_OK;
     STRUX_TRY(strux_alloc(&d, sizeof *d));
     snprintf(d->inference, sizeof d->inference, "%s", opt->inference);
-    STRUX_CHECK_GOTO(st, !opt->lp_start[0] || strcmp(opt->lp_start, "warm") == 0 ||
-                             strcmp(opt->lp_start, "fresh") == 0,
+    STRUX_CHECK_GOTO(st,
+                     !opt->lp_start[0] || strcmp(opt->lp_start, "warm") == 0 ||
+                         strcmp(opt->lp_start, "fresh") == 0,
                      STRUX_ERR_CONFIG, fail, "task.lp_start = '%s' is not one of: warm|fresh",
                      opt->lp_start);
     d->fresh = strcmp(opt->lp_start, "fresh") == 0;

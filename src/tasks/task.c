@@ -10,19 +10,23 @@ const strux_opt_spec strux_task_opt_specs[] = {
     {"task.type", STRUX_OPT_STRING, offsetof(strux_task_options, type), "multilabel", 0, 0, NULL,
      NULL, "output structure by registry name; an unknown name lists the valid ones"},
     {"task.tags", STRUX_OPT_STRING, offsetof(strux_task_options, tags), "", 0, 0, NULL,
-     "task.type=chain", "file of `id name` lines naming the tags (0-based ids, as "
+     "task.type=chain",
+     "file of `id name` lines naming the tags (0-based ids, as "
      "data.label_names); chunk tag names (every name O or X-TYPE, e.g. IOB2 B-NP, I-NP, O) "
      "enable the conlleval chunk metrics; empty: token metrics and tag ids"},
     {"task.outside", STRUX_OPT_STRING, offsetof(strux_task_options, outside), "", 0, 0, NULL,
-     "task.type=chain", "the outside tag, by name from task.tags or by 0-based id: the size |y| "
+     "task.type=chain",
+     "the outside tag, by name from task.tags or by 0-based id: the size |y| "
      "of the oracle's c term counts the tokens with another tag (slack_bicriteria.md §6 A20); "
      "empty: every token counts"},
     {"task.inference", STRUX_OPT_CHOICE, offsetof(strux_task_options, inference), "auto", 0, 0,
-     "auto|exact|lp", "task.type=pairwise", "pairwise oracle: exact enumeration of the 2^L "
+     "auto|exact|lp", "task.type=pairwise",
+     "pairwise oracle: exact enumeration of the 2^L "
      "labelings (L <= 20), the local-polytope LP relaxation (GLPK), or auto = exact when "
      "L <= 16"},
     {"task.lp_start", STRUX_OPT_CHOICE, offsetof(strux_task_options, lp_start), "warm", 0, 0,
-     "warm|fresh", "task.type=pairwise", "pairwise LP: warm restarts simplex from the last "
+     "warm|fresh", "task.type=pairwise",
+     "pairwise LP: warm restarts simplex from the last "
      "basis (fast); fresh starts every solve from the standard basis, so answers do not depend "
      "on earlier solves and -np 1, 2, 4 train identically even when LP optima are not unique"},
     {NULL},
@@ -46,7 +50,8 @@ const char *strux_task_names(void)
 strux_status strux_task_create(const strux_task_options *opt, strux_task **out)
 {
     const strux_task_entry *e = strux_task_registry;
-    while (e->name && strcmp(e->name, opt->type) != 0) e++;
+    while (e->name && strcmp(e->name, opt->type) != 0)
+        e++;
     STRUX_CHECK(e->name, STRUX_ERR_CONFIG, "task.type = '%s' is unknown; valid types: %s",
                 opt->type, strux_task_names());
     strux_task *t;
@@ -75,8 +80,8 @@ const char *strux_task_name(const strux_task *t)
 
 strux_status strux_task_check(strux_task *t, const strux_dataset *ds)
 {
-    if (!t->ops->check) return STRUX_OK;
-    return t->ops->check(t, ds);
+    if (t->ops->check) STRUX_TRY(t->ops->check(t, ds));
+    return strux_task_model_shape(t, ds, &t->n_rows, &t->n_extra);
 }
 
 strux_status strux_task_model_shape(const strux_task *t, const strux_dataset *ds, int32_t *n_rows,
@@ -157,19 +162,48 @@ strux_status strux_task_predict(const strux_task *t, const strux_pot *pot, strux
     return t->ops->predict(t, pot, y);
 }
 
+strux_phi strux_task_phi(const strux_task *t, const strux_dataset *ds, int64_t i, double *G,
+                         double *c)
+{
+    strux_phi out = {.ds = ds, .n_rows = t->n_rows, .G = G, .c = c};
+    out.row0 = ds->ex_ptr ? ds->ex_ptr[i] : i;
+    out.n_seg = ds->ex_ptr ? (int32_t)(ds->ex_ptr[i + 1] - ds->ex_ptr[i]) : 1;
+    return out;
+}
+
+static strux_status add_delta(const strux_task *t, const strux_label *y, const strux_label *truth,
+                              double scale, const strux_phi *out)
+{
+    STRUX_CHECK(t->n_rows > 0, STRUX_ERR_INTERNAL,
+                "task '%s': feature map used before strux_task_check", t->type_name);
+    if (t->ops->add_delta) return t->ops->add_delta(t, y, truth, scale, out);
+    STRUX_TRY(t->ops->add_feature(t, y, scale, out));
+    return t->ops->add_feature(t, truth, -scale, out);
+}
+
 strux_status strux_task_add_feature(const strux_task *t, const strux_dataset *ds, int64_t i,
                                     const strux_label *y, double scale, double *G)
 {
-    return t->ops->add_feature(t, ds, i, y, scale, G);
+    STRUX_CHECK(t->n_rows > 0, STRUX_ERR_INTERNAL,
+                "task '%s': feature map used before strux_task_check", t->type_name);
+    strux_phi out = strux_task_phi(t, ds, i, G, NULL);
+    return t->ops->add_feature(t, y, scale, &out);
 }
 
 strux_status strux_task_add_delta(const strux_task *t, const strux_dataset *ds, int64_t i,
                                   const strux_label *y, const strux_label *truth, double scale,
                                   double *G)
 {
-    if (t->ops->add_delta) return t->ops->add_delta(t, ds, i, y, truth, scale, G);
-    STRUX_TRY(t->ops->add_feature(t, ds, i, y, scale, G));
-    return t->ops->add_feature(t, ds, i, truth, -scale, G);
+    strux_phi out = strux_task_phi(t, ds, i, G, NULL);
+    return add_delta(t, y, truth, scale, &out);
+}
+
+strux_status strux_task_block_add_delta(const strux_task *t, const strux_dataset *ds, int64_t i,
+                                        const strux_label *y, const strux_label *truth,
+                                        double scale, double *c)
+{
+    strux_phi out = strux_task_phi(t, ds, i, NULL, c);
+    return add_delta(t, y, truth, scale, &out);
 }
 
 int64_t strux_task_oracle_calls(const strux_task *t)
@@ -195,8 +229,7 @@ strux_status strux_task_eval_report(const strux_task *t, const double *acc, char
     return t->ops->eval_report(t, acc, buf, n);
 }
 
-strux_status strux_task_format_label(const strux_task *t, const strux_label *y, char *buf,
-                                     size_t n)
+strux_status strux_task_format_label(const strux_task *t, const strux_label *y, char *buf, size_t n)
 {
     if (!t->ops->format_label) return UNSUPPORTED(t, "format_label");
     return t->ops->format_label(t, y, buf, n);

@@ -6,6 +6,35 @@
 
 #include "strux/task.h"
 
+/* Where a task writes φ(x_i, y) (ARCHITECTURE.md §3, task.h "Dual blocks"): into the weights
+ * (G, model layout) or into example i's block coefficients (c). A feature map is described once,
+ * by calls to strux_phi_row (feature row s of the example placed in weight row k) and
+ * strux_phi_extra (free parameter e); the sink decides where the value lands. */
+typedef struct strux_phi {
+    const strux_dataset *ds; /* borrowed */
+    int64_t row0;            /* first feature row of the example */
+    int32_t n_seg;           /* feature rows of the example (S) */
+    int32_t n_rows;          /* weight rows of the model (K) */
+    double *G;               /* weights in model layout, or NULL */
+    double *c;               /* block coefficients (S·K + n_extra), or NULL */
+} strux_phi;
+
+static inline void strux_phi_row(const strux_phi *out, int32_t s, int32_t k, double v)
+{
+    if (out->c)
+        out->c[(int64_t)s * out->n_rows + k] += v;
+    else
+        strux_spaxpy(&out->ds->x, out->row0 + s, v, out->G + (int64_t)k * out->ds->dim);
+}
+
+static inline void strux_phi_extra(const strux_phi *out, int64_t e, double v)
+{
+    if (out->c)
+        out->c[(int64_t)out->n_seg * out->n_rows + e] += v;
+    else
+        out->G[(int64_t)out->n_rows * out->ds->dim + e] += v;
+}
+
 struct strux_task_ops {
     strux_status (*check)(strux_task *t, const strux_dataset *ds);
     strux_status (*model_shape)(const strux_task *t, const strux_dataset *ds, int32_t *n_rows,
@@ -22,15 +51,15 @@ struct strux_task_ops {
     double (*size)(const strux_task *t, const strux_label *y);
     double (*score)(const strux_task *t, const strux_pot *pot, const strux_label *y);
     strux_status (*predict)(const strux_task *t, const strux_pot *pot, strux_label *y);
-    strux_status (*add_feature)(const strux_task *t, const strux_dataset *ds, int64_t i,
-                                const strux_label *y, double scale, double *G);
+    /* out += scale·φ(x, y) through strux_phi_row / strux_phi_extra */
+    strux_status (*add_feature)(const strux_task *t, const strux_label *y, double scale,
+                                const strux_phi *out);
     /* optional fast path for φ(y) − φ(y_i); task.c falls back to two add_feature calls */
-    strux_status (*add_delta)(const strux_task *t, const strux_dataset *ds, int64_t i,
-                              const strux_label *y, const strux_label *truth, double scale,
-                              double *G);
+    strux_status (*add_delta)(const strux_task *t, const strux_label *y, const strux_label *truth,
+                              double scale, const strux_phi *out);
     int64_t (*eval_size)(const strux_task *t);
-    strux_status (*eval_add)(const strux_task *t, const strux_label *pred,
-                             const strux_label *truth, double *acc);
+    strux_status (*eval_add)(const strux_task *t, const strux_label *pred, const strux_label *truth,
+                             double *acc);
     strux_status (*eval_report)(const strux_task *t, const double *acc, char *buf, size_t n);
     strux_status (*format_label)(const strux_task *t, const strux_label *y, char *buf, size_t n);
     int64_t (*label_count)(const strux_task *t, const strux_pot *pot);
@@ -44,6 +73,8 @@ struct strux_task {
     const char *type_name;
     void *data;             /* implementation state, owned */
     int32_t n_labels;       /* label count fixed by check(), 0 before */
+    int32_t n_rows;         /* model rows (K of the block layout), fixed by check() */
+    int64_t n_extra;        /* model free parameters, fixed by check() */
     int64_t n_oracle_calls; /* counted by strux_task_oracle */
 };
 
@@ -60,6 +91,10 @@ strux_status strux_task_create_multiclass(const strux_task_options *opt, strux_t
 strux_status strux_task_create_chain(const strux_task_options *opt, strux_task *t);
 strux_status strux_task_create_pairwise(const strux_task_options *opt, strux_task *t);
 
+/* The sink writing example i's φ into G (weights) or c (block coefficients); one of them NULL. */
+strux_phi strux_task_phi(const strux_task *t, const strux_dataset *ds, int64_t i, double *G,
+                         double *c);
+
 /* ---- helpers shared by task implementations ---- */
 
 /* Does the wedge of q admit a label with margin error m and loss g (slack_bicriteria.md §2.2)?
@@ -75,8 +110,7 @@ int strux_query_banned(const strux_query *q, const strux_label *y);
  * per-example sums over L labels in a buffer of strux_mlmetrics_size(L) doubles, reported as
  * Hamming loss, subset accuracy, micro-, macro- and example-F1 and n. pred->y holds 0/1 states. */
 int64_t strux_mlmetrics_size(int32_t L);
-void strux_mlmetrics_add(int32_t L, const strux_label *pred, const strux_label *truth,
-                         double *acc);
+void strux_mlmetrics_add(int32_t L, const strux_label *pred, const strux_label *truth, double *acc);
 void strux_mlmetrics_report(int32_t L, const double *acc, char *buf, size_t n);
 
 /* Chunk counting as conlleval does it (conlleval.c), for IOB1/IOB2/IOE tag names: each tag has a

@@ -3,6 +3,7 @@
  * rows or sequences) and rejects the others with an input error; every required method exists;
  * labels enumerate distinctly; the truth has loss 0; the direction oracle equals enumeration and
  * reports its label's own (m, g, |y|); prediction maximises f; w·φ = f and Δφ = φ(y) − φ(y_i);
+ * dual blocks map to the same Δφ and the potentials begin with their scores (task.h "Dual blocks");
  * wedge and ban-list queries are either answered with an admitted, unbanned label or refused with
  * STRUX_ERR_UNSUPPORTED naming the task; evaluation reports n. Unknown names list every task. */
 #include "test_common.h"
@@ -31,10 +32,9 @@ static strux_task *create(const char *name)
 static void check_methods(const strux_task *t)
 {
     const struct strux_task_ops *o = t->ops;
-    assert_true(o->check && o->model_shape && o->sizes && o->potentials && o->truth &&
-                o->oracle && o->loss && o->size && o->score && o->predict && o->add_feature &&
-                o->eval_size && o->eval_add && o->eval_report && o->format_label &&
-                o->label_count && o->label_at);
+    assert_true(o->check && o->model_shape && o->sizes && o->potentials && o->truth && o->oracle &&
+                o->loss && o->size && o->score && o->predict && o->add_feature && o->eval_size &&
+                o->eval_add && o->eval_report && o->format_label && o->label_count && o->label_at);
 }
 
 /* Wedge or ban answers: a label in the wedge and not banned, or a refusal naming the task. */
@@ -55,11 +55,39 @@ static void check_constrained(strux_task *t, const strux_pot *pot, const strux_l
     brute_point(t, pot, truth, y, &m, &g);
     assert_close(a.m, m, 1e-9);
     assert_close(a.g, g, 1e-9);
-    for (int32_t k = 0; k < q->n_ban; k++) assert_false(strux_label_equal(&q->ban[k], y));
+    for (int32_t k = 0; k < q->n_ban; k++)
+        assert_false(strux_label_equal(&q->ban[k], y));
     if (q->wedge) {
         double h = m + q->h_shift;
         assert_true(q->beta * h <= g + 1e-7 && (isinf(q->alpha) || g <= q->alpha * h + 1e-7));
     }
+}
+
+/* Dual blocks: the block coefficients of Δφ applied to the weights give Δφ (delta, model layout);
+ * the potentials begin with B_i^T·w (c·pot = (B_i c)·w = f(y) − f(y_i)); the Gram inner product
+ * is the norm of the applied vector. */
+static void check_block(const strux_task *t, const strux_dataset *ds, int64_t i,
+                        const strux_model *m, const strux_pot *pot, const strux_label *y,
+                        const strux_label *truth, const double *delta)
+{
+    strux_block_shape b = strux_task_block_shape(t, ds, i);
+    int64_t p_max;
+    int32_t S_max;
+    strux_task_block_max(t, ds, &p_max, &S_max);
+    assert_true(b.p <= p_max && b.S <= S_max && b.p <= pot->cap);
+    double *c = calloc((size_t)b.p, sizeof *c), *G = calloc((size_t)m->n_w, sizeof *G);
+    double *X = calloc((size_t)S_max * (size_t)S_max, sizeof *X);
+    assert_strux_ok(strux_task_block_add_delta(t, ds, i, y, truth, 1.0, c));
+    strux_task_block_apply(t, ds, i, c, 1.0, G);
+    for (int64_t j = 0; j < m->n_w; j++)
+        assert_close(G[j], delta[j], 1e-12);
+    assert_close(strux_dot(b.p, c, pot->s),
+                 strux_task_score(t, pot, y) - strux_task_score(t, pot, truth), 1e-10);
+    strux_task_block_gram(ds, &b, i, X);
+    assert_close(strux_block_inner(&b, X, c, c), strux_nrm2sq(m->n_w, G), 1e-10);
+    free(c);
+    free(G);
+    free(X);
 }
 
 static void check_on(strux_task *t, const strux_dataset *ds)
@@ -71,7 +99,8 @@ static void check_on(strux_task *t, const strux_dataset *ds)
     assert_strux_ok(strux_model_create(rows, ds->dim, extra, &m));
     strux_rng r;
     strux_rng_init(&r, 77, 0, 0);
-    for (int64_t k = 0; k < m->n_w; k++) m->w[k] = strux_rng_normal(&r);
+    for (int64_t k = 0; k < m->n_w; k++)
+        m->w[k] = strux_rng_normal(&r);
     strux_pot pot;
     strux_label truth, y, z;
     assert_strux_ok(strux_task_pot_alloc(t, ds, &pot));
@@ -119,7 +148,9 @@ static void check_on(strux_task *t, const strux_dataset *ds)
         assert_strux_ok(strux_task_add_feature(t, ds, i, &truth, -1.0, G1));
         memset(G2, 0, (size_t)m->n_w * sizeof *G2);
         assert_strux_ok(strux_task_add_delta(t, ds, i, &y, &truth, 1.0, G2));
-        for (int64_t j = 0; j < m->n_w; j++) assert_close(G1[j], G2[j], 1e-12);
+        for (int64_t j = 0; j < m->n_w; j++)
+            assert_close(G1[j], G2[j], 1e-12);
+        check_block(t, ds, i, m, &pot, &y, &truth, G2);
         /* constrained and banned queries */
         strux_query q = strux_query_dir(1, 1);
         q.wedge = 1;
