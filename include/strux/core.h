@@ -81,6 +81,19 @@ size_t strux_alloc_bytes(void);     /* bytes currently allocated */
 int64_t strux_alloc_calls(void);    /* successful allocations so far (tests: no allocation in loops) */
 void strux_alloc_fail_after(int64_t n); /* make the n-th next allocation fail (n < 0: never) */
 
+/* ---- byte streams for checkpoints: a solver or search writes its state with put and reads it
+ * back in the same order with get (STYLE.md §7: state is what a checkpoint holds) ---- */
+typedef struct strux_blob {
+    unsigned char *data; /* n bytes in use of cap */
+    size_t n, cap;
+    size_t pos;          /* read position */
+} strux_blob;
+/* Append bytes (the blob grows geometrically). */
+strux_status strux_blob_put(strux_blob *b, const void *src, size_t bytes);
+/* Read the next bytes; STRUX_ERR_INPUT naming what when the blob ends early. */
+strux_status strux_blob_get(strux_blob *b, void *dst, size_t bytes, const char *what);
+void strux_blob_free(strux_blob *b);
+
 /* ---- logging: to stderr, "[strux rK] level: message"; INFO/DEBUG only from rank 0 ---- */
 typedef enum strux_log_level {
     STRUX_LOG_ERROR = 0,

@@ -55,6 +55,12 @@ typedef struct strux_search_result {
  * are STRUX_ERR_CONFIG listing valid ones. */
 strux_status strux_search_create(const strux_search_options *opt, const strux_task *t,
                                  const strux_dataset *ds, strux_search **out);
+/* A search for the same surrogate that answers max_y ψ exactly, for objectives and certificates:
+ * the surrogate's default search with eps = 0, no cache or warm start and a 10,000-call guard
+ * (convex_hull keeps s's surrogate.integral). Its state is separate from s, so evaluating the
+ * objective does not change a training run's trajectory. */
+strux_status strux_search_create_exact(const strux_search *s, const strux_task *t,
+                                       const strux_dataset *ds, strux_search **out);
 void strux_search_destroy(strux_search **s);
 /* Run on example pot->i (local index) with its truth. Not Collective. */
 strux_status strux_search_run(strux_search *s, strux_task *t, const strux_pot *pot,
@@ -67,11 +73,26 @@ void strux_search_set_slack(strux_search *s, double xi);
 /* Nonzero when the search needs strux_search_set_slack before every run (solvers without a
  * per-example slack should refuse such a search at setup with STRUX_ERR_CONFIG). */
 int strux_search_needs_slack(const strux_search *s);
+/* The per-example warm-start state (label caches, λ warm starts, hull vertices) as bytes, and
+ * back, for checkpoints: a resumed run continues the same trajectory. load needs a search created
+ * with the same options on the same shard. Not Collective. */
+strux_status strux_search_save(const strux_search *s, strux_blob *b);
+strux_status strux_search_load(strux_search *s, strux_blob *b);
 const char *strux_search_name(const strux_search *s);    /* the search actually used */
 const char *strux_surrogate_name(const strux_search *s); /* the surrogate */
 /* Subgradient of ℓ_i at the result (§1.8): G += scale·ψ_h·Δφ_i(answer). Nothing when ψ ≤ 0. */
 strux_status strux_search_add_subgradient(const strux_search_result *r, const strux_task *t,
                                           const strux_dataset *ds, int64_t i,
                                           const strux_label *truth, double scale, double *G);
+/* The answer's plane ℓ_i(w') ≥ b + w'·a with a = ψ_h·Δφ_i(answer) and b = ψ − ψ_h·m
+ * (slack_bicriteria.md §4: exact where ψ is affine in h, strux_search_affine), in dual-block form:
+ * c += scale·coef(a) (task.h "Dual blocks"); the zero plane (nothing added, b = 0) when ψ ≤ 0. */
+strux_status strux_search_block_add(const strux_search_result *r, const strux_task *t,
+                                    const strux_dataset *ds, int64_t i, const strux_label *truth,
+                                    double scale, double *c);
+double strux_search_intercept(const strux_search_result *r);
+/* Nonzero when the surrogate is affine in h for fixed g (margin, slack, beta, microf1): the
+ * planes above are exact and the dual solvers apply; ProbLoss is not (use sgd). */
+int strux_search_affine(const strux_search *s);
 
 #endif

@@ -228,8 +228,24 @@ static void angular_destroy(strux_search *s)
     strux_free(&s->data);
 }
 
-static const struct strux_search_ops angular_ops = {.run = angular_run,
-                                                    .destroy = angular_destroy};
+static strux_status angular_save(const strux_search *s, strux_blob *b)
+{
+    const angular_data *d = s->data;
+    STRUX_TRY(strux_label_pool_save(&d->cache, b));
+    STRUX_TRY(strux_blob_put(b, d->n_cached, (size_t)s->n_local * sizeof *d->n_cached));
+    return strux_blob_put(b, d->next_slot, (size_t)s->n_local * sizeof *d->next_slot);
+}
+
+static strux_status angular_load(strux_search *s, strux_blob *b)
+{
+    angular_data *d = s->data;
+    STRUX_TRY(strux_label_pool_load(&d->cache, b));
+    STRUX_TRY(strux_blob_get(b, d->n_cached, (size_t)s->n_local * sizeof *d->n_cached, "cache"));
+    return strux_blob_get(b, d->next_slot, (size_t)s->n_local * sizeof *d->next_slot, "cache");
+}
+
+static const struct strux_search_ops angular_ops = {
+    .run = angular_run, .destroy = angular_destroy, .save = angular_save, .load = angular_load};
 
 strux_status strux_search_create_angular(const strux_search_options *opt, const strux_task *t,
                                          const strux_dataset *ds, strux_search *s)

@@ -77,7 +77,21 @@ static void bisect_destroy(strux_search *s)
     strux_free(&s->data);
 }
 
-static const struct strux_search_ops bisect_ops = {.run = bisect_run, .destroy = bisect_destroy};
+static strux_status bisect_save(const strux_search *s, strux_blob *b)
+{
+    const bisect_data *d = s->data;
+    return strux_blob_put(b, d->lambda_warm, (size_t)s->n_local * sizeof *d->lambda_warm);
+}
+
+static strux_status bisect_load(strux_search *s, strux_blob *b)
+{
+    bisect_data *d = s->data;
+    return strux_blob_get(b, d->lambda_warm, (size_t)s->n_local * sizeof *d->lambda_warm,
+                          "bisect warm starts");
+}
+
+static const struct strux_search_ops bisect_ops = {
+    .run = bisect_run, .destroy = bisect_destroy, .save = bisect_save, .load = bisect_load};
 
 strux_status strux_search_create_bisect(const strux_search_options *opt, const strux_task *t,
                                         const strux_dataset *ds, strux_search *s)

@@ -340,7 +340,22 @@ static void hull_destroy(strux_search *s)
     strux_free(&s->data);
 }
 
-static const struct strux_search_ops hull_ops = {.run = hull_run, .destroy = hull_destroy};
+static strux_status hull_save(const strux_search *s, strux_blob *b)
+{
+    const hull_data *d = s->data;
+    STRUX_TRY(strux_label_pool_save(&d->warm, b));
+    return strux_blob_put(b, d->n_warm, (size_t)s->n_local * sizeof *d->n_warm);
+}
+
+static strux_status hull_load(strux_search *s, strux_blob *b)
+{
+    hull_data *d = s->data;
+    STRUX_TRY(strux_label_pool_load(&d->warm, b));
+    return strux_blob_get(b, d->n_warm, (size_t)s->n_local * sizeof *d->n_warm, "hull vertices");
+}
+
+static const struct strux_search_ops hull_ops = {
+    .run = hull_run, .destroy = hull_destroy, .save = hull_save, .load = hull_load};
 
 strux_status strux_search_create_convex_hull(const strux_search_options *opt, const strux_task *t,
                                              const strux_dataset *ds, strux_search *s)

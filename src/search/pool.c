@@ -35,3 +35,36 @@ void strux_label_pool_free(strux_label_pool *p)
     strux_free(&p->mu_block);
     p->n = 0;
 }
+
+strux_status strux_label_pool_save(const strux_label_pool *p, strux_blob *b)
+{
+    STRUX_TRY(strux_blob_put(b, &p->n, sizeof p->n));
+    for (int64_t k = 0; k < p->n; k++) {
+        const strux_label *y = &p->slot[k];
+        STRUX_TRY(strux_blob_put(b, &y->n, sizeof y->n));
+        STRUX_TRY(strux_blob_put(b, &y->n_mu, sizeof y->n_mu));
+        STRUX_TRY(strux_blob_put(b, y->y, (size_t)y->n * sizeof *y->y));
+        STRUX_TRY(strux_blob_put(b, y->mu, (size_t)y->n_mu * sizeof *y->mu));
+    }
+    return STRUX_OK;
+}
+
+strux_status strux_label_pool_load(strux_label_pool *p, strux_blob *b)
+{
+    int64_t n;
+    STRUX_TRY(strux_blob_get(b, &n, sizeof n, "label pool size"));
+    STRUX_CHECK(n == p->n, STRUX_ERR_INPUT,
+                "checkpoint holds %lld remembered labels where this run keeps %lld (a different "
+                "data shard or search setting)", (long long)n, (long long)p->n);
+    for (int64_t k = 0; k < n; k++) {
+        strux_label *y = &p->slot[k];
+        STRUX_TRY(strux_blob_get(b, &y->n, sizeof y->n, "label"));
+        STRUX_TRY(strux_blob_get(b, &y->n_mu, sizeof y->n_mu, "label"));
+        STRUX_CHECK(y->n >= 0 && y->n <= y->cap && y->n_mu >= 0 && y->n_mu <= y->mu_cap,
+                    STRUX_ERR_INPUT, "checkpoint label of %d parts and %lld marginals does not "
+                    "fit this run's labels", y->n, (long long)y->n_mu);
+        STRUX_TRY(strux_blob_get(b, y->y, (size_t)y->n * sizeof *y->y, "label"));
+        STRUX_TRY(strux_blob_get(b, y->mu, (size_t)y->n_mu * sizeof *y->mu, "label"));
+    }
+    return STRUX_OK;
+}

@@ -5,8 +5,12 @@
 
 #include <math.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 
+/* Call cap of the exact search: angular and convex hull end by exhaustion long before (at most
+ * 2M + 1 calls for M distinct points, §3.6 Theorem 2); the cap only guards against loops. */
+#define EXACT_MAX_CALLS 10000
 #define SLACK_ONLY "surrogate.search=angular|bisect|binary|sarawagi|auto"
 
 const strux_opt_spec strux_search_opt_specs[] = {
@@ -113,6 +117,18 @@ fail:
     return st;
 }
 
+strux_status strux_search_create_exact(const strux_search *s, const strux_task *t,
+                                       const strux_dataset *ds, strux_search **out)
+{
+    strux_search_options opt = s->opt;
+    snprintf(opt.search, sizeof opt.search, "auto");
+    opt.eps = 0;
+    opt.cache = 0;
+    opt.warm_start = 0;
+    opt.max_calls = EXACT_MAX_CALLS;
+    return strux_search_create(&opt, t, ds, out);
+}
+
 void strux_search_destroy(strux_search **s)
 {
     if (!*s) return;
@@ -138,6 +154,16 @@ strux_status strux_search_run(strux_search *s, strux_task *t, const strux_pot *p
     return STRUX_OK;
 }
 
+strux_status strux_search_save(const strux_search *s, strux_blob *b)
+{
+    return s->ops->save ? s->ops->save(s, b) : STRUX_OK;
+}
+
+strux_status strux_search_load(strux_search *s, strux_blob *b)
+{
+    return s->ops->load ? s->ops->load(s, b) : STRUX_OK;
+}
+
 void strux_search_set_slack(strux_search *s, double xi)
 {
     s->xi = xi;
@@ -158,14 +184,42 @@ const char *strux_surrogate_name(const strux_search *s)
     return s->u.name;
 }
 
+/* out += scale·ψ_h·Δφ_i(answer) into the weights (G) or the block coefficients (c). */
+static strux_status add_answer(const strux_search_result *r, const strux_task *t,
+                               const strux_dataset *ds, int64_t i, const strux_label *truth,
+                               double scale, double *G, double *c)
+{
+    if (r->psi <= 0) return STRUX_OK;
+    for (int v = 0; v < 2; v++) {
+        const strux_label *y = v == 0 ? r->y : r->y2;
+        double a = scale * r->psi_h * (v == 0 ? r->mix : 1 - r->mix);
+        if (!y || a == 0) continue;
+        STRUX_TRY(G ? strux_task_add_delta(t, ds, i, y, truth, a, G)
+                    : strux_task_block_add_delta(t, ds, i, y, truth, a, c));
+    }
+    return STRUX_OK;
+}
+
 strux_status strux_search_add_subgradient(const strux_search_result *r, const strux_task *t,
                                           const strux_dataset *ds, int64_t i,
                                           const strux_label *truth, double scale, double *G)
 {
-    if (r->psi <= 0) return STRUX_OK;
-    double c = scale * r->psi_h;
-    STRUX_TRY(strux_task_add_delta(t, ds, i, r->y, truth, c * r->mix, G));
-    if (r->y2 && r->mix < 1)
-        STRUX_TRY(strux_task_add_delta(t, ds, i, r->y2, truth, c * (1 - r->mix), G));
-    return STRUX_OK;
+    return add_answer(r, t, ds, i, truth, scale, G, NULL);
+}
+
+strux_status strux_search_block_add(const strux_search_result *r, const strux_task *t,
+                                    const strux_dataset *ds, int64_t i, const strux_label *truth,
+                                    double scale, double *c)
+{
+    return add_answer(r, t, ds, i, truth, scale, NULL, c);
+}
+
+double strux_search_intercept(const strux_search_result *r)
+{
+    return r->psi > 0 ? r->psi - r->psi_h * r->m : 0.0;
+}
+
+int strux_search_affine(const strux_search *s)
+{
+    return s->u.affine;
 }

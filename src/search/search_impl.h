@@ -25,6 +25,8 @@ typedef struct strux_surrogate {
     double (*psi_g)(const struct strux_surrogate *u, double h, double g); /* ∂ψ/∂g */
     double beta;                /* β of β-scaling */
     int convex;                 /* ProbLoss: tangent continuation for h > 0 (§1.5) */
+    int affine;                 /* ψ affine in h for fixed g: the plane of an answer is exact, so
+                                   the dual solvers apply (§4.2); all but ProbLoss */
 } strux_surrogate;
 
 /* A label's point: raw pair, size and plane coordinates. */
@@ -37,6 +39,9 @@ struct strux_search_ops {
     strux_status (*run)(strux_search *s, strux_task *t, const strux_pot *pot,
                         const strux_label *truth, strux_search_result *r);
     void (*destroy)(strux_search *s);
+    /* optional: the per-example warm-start state, for checkpoints (strux_search_save) */
+    strux_status (*save)(const strux_search *s, strux_blob *b);
+    strux_status (*load)(strux_search *s, strux_blob *b);
 };
 
 struct strux_search {
@@ -109,6 +114,9 @@ typedef struct strux_label_pool {
 strux_status strux_label_pool_create(strux_label_pool *p, int64_t n, const strux_task *t,
                                      const strux_dataset *ds);
 void strux_label_pool_free(strux_label_pool *p);
+/* Every slot's label (parts, marginals) into b, and back; load checks the slot count and caps. */
+strux_status strux_label_pool_save(const strux_label_pool *p, strux_blob *b);
+strux_status strux_label_pool_load(strux_label_pool *p, strux_blob *b);
 
 /* ---- convex-hull primitives (hull.c), exposed for white-box tests ---- */
 /* Maximum of ψ on the segment p + s·(q − p), s ∈ [0, 1] (§3.7 LineMax): closed form for ψ = hg,

@@ -120,11 +120,11 @@ static double f1_psi_g(const strux_surrogate *u, double h, double g)
 }
 
 static const strux_surrogate surrogates[] = {
-    {"margin", "margin", STRUX_PLANE_LOSS, 0, 0, mr_psi, one, one, 0, 0},
-    {"slack", "angular", STRUX_PLANE_LOSS, 1, 1, sr_psi, sr_psi_h, sr_psi_g, 0, 0},
-    {"beta", "convex_hull", STRUX_PLANE_LOSS, 0, 0, beta_psi, beta_psi_h, beta_psi_g, 0, 0},
-    {"probloss", "convex_hull", STRUX_PLANE_LOSS, 0, 0, pl_psi, pl_psi_h, pl_psi_g, 0, 0},
-    {"microf1", "convex_hull", STRUX_PLANE_F1, 0, 0, f1_psi, f1_psi_h, f1_psi_g, 0, 0},
+    {"margin", "margin", STRUX_PLANE_LOSS, 0, 0, mr_psi, one, one, 0, 0, 1},
+    {"slack", "angular", STRUX_PLANE_LOSS, 1, 1, sr_psi, sr_psi_h, sr_psi_g, 0, 0, 1},
+    {"beta", "convex_hull", STRUX_PLANE_LOSS, 0, 0, beta_psi, beta_psi_h, beta_psi_g, 0, 0, 1},
+    {"probloss", "convex_hull", STRUX_PLANE_LOSS, 0, 0, pl_psi, pl_psi_h, pl_psi_g, 0, 0, 0},
+    {"microf1", "convex_hull", STRUX_PLANE_F1, 0, 0, f1_psi, f1_psi_h, f1_psi_g, 0, 0, 1},
 };
 #define N_SURROGATES (sizeof surrogates / sizeof *surrogates)
 
