@@ -15,8 +15,14 @@ typedef struct strux_solver_options {
     double lambda;            /* solver.lambda: λ of J(w) */
     int64_t epochs;           /* solver.epochs */
     int64_t seed;             /* solver.seed */
+    double tol;               /* solver.tol: stop when gap ≤ tol·primal (dual solvers) */
     int64_t batch;            /* solver.batch: global mini-batch (sgd) */
     int average;              /* solver.average: export the averaged iterate (sgd) */
+    int64_t local_passes;     /* solver.local_passes: H block passes per round (dual solvers) */
+    int weighted_average;     /* solver.weighted_average: BCFW's weighted average over rounds */
+    double cp_eps;            /* solver.cp_eps: add a plane when ψ > ξ_i + eps (cutting plane) */
+    int64_t cp_max_planes;    /* solver.cp_max_planes: working-set size per example */
+    int64_t cp_qp_passes;     /* solver.cp_qp_passes: working-set passes per round */
 } strux_solver_options;
 extern const strux_opt_spec strux_solver_opt_specs[]; /* section [solver] */
 
@@ -41,8 +47,16 @@ const char *strux_solver_name(const strux_solver *s);
 typedef void (*strux_progress_fn)(void *ctx, int64_t done, int64_t total);
 void strux_solver_set_progress(strux_solver *s, strux_progress_fn fn, void *ctx);
 
-/* One pass over the data; afterwards m holds the solver's current answer. Collective. */
+/* One epoch (sgd: one pass; dual solvers: one round of solver.local_passes passes and a sync);
+ * afterwards m holds the solver's current answer. Collective. */
 strux_status strux_solver_epoch(strux_solver *s);
+/* Epochs completed. */
+int64_t strux_solver_epochs_done(const strux_solver *s);
+/* This rank's solver state beyond the model (dual blocks, working sets, the SGD iterate, the
+ * epoch count; the example order is keyed by (seed, epoch), so no RNG state is needed) as
+ * bytes, and back into a solver created with the same options on the same shard. Local. */
+strux_status strux_solver_save(const strux_solver *s, strux_blob *b);
+strux_status strux_solver_load(strux_solver *s, strux_blob *b);
 /* Primal (and dual, gap) at the current model. Collective. */
 strux_status strux_solver_certificate(strux_solver *s, strux_certificate *c);
 

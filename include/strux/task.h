@@ -149,7 +149,15 @@ void strux_task_block_gram(const strux_dataset *ds, const strux_block_shape *b, 
 /* (B_i·c)·(B_i·d) for dense coefficient vectors, given the example's Gram matrix. */
 double strux_block_inner(const strux_block_shape *b, const double *X, const double *c,
                          const double *d);
+/* out = B_i^T·B_i·c (out ≠ c), so that (B_i·c)·(B_i·d) = d·out. */
+void strux_block_gram_apply(const strux_block_shape *b, const double *X, const double *c,
+                            double *out);
 
+/* Tasks whose margin-rescaled loss is a sum of independent binary hinges, one per block
+ * coefficient k < n, each flip costing loss 1: ℓ_i = Σ_k max(0, 1 + σ_k·(B_i^T w)_k) with
+ * σ_k = ±1 written to sigma (multilabel: flipping label k; the 1-vs-All SVM). Returns n, or 0 when
+ * the task's loss does not separate so. */
+int32_t strux_task_hinge_parts(const strux_task *t, const strux_label *truth, double *sigma);
 int64_t strux_task_oracle_calls(const strux_task *t);
 
 /* Evaluation: per-example sums in a double buffer (summed over ranks by the caller), then a

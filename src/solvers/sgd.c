@@ -99,9 +99,26 @@ static void sgd_destroy(strux_solver *s)
     strux_free(&s->data);
 }
 
+/* Checkpoint: the step count and the iterate (the model holds the exported average). */
+static strux_status sgd_save(const strux_solver *s, strux_blob *b)
+{
+    const sgd_data *d = s->data;
+    STRUX_TRY(strux_blob_put(b, &d->t, sizeof d->t));
+    return strux_blob_put(b, d->w->w, (size_t)d->w->n_w * sizeof *d->w->w);
+}
+
+static strux_status sgd_load(strux_solver *s, strux_blob *b)
+{
+    sgd_data *d = s->data;
+    STRUX_TRY(strux_blob_get(b, &d->t, sizeof d->t, "sgd steps"));
+    return strux_blob_get(b, d->w->w, (size_t)d->w->n_w * sizeof *d->w->w, "sgd iterate");
+}
+
 static const struct strux_solver_ops sgd_ops = {
     .setup = sgd_setup,
     .epoch = sgd_epoch,
+    .save = sgd_save,
+    .load = sgd_load,
     .destroy = sgd_destroy,
 };
 

@@ -1,18 +1,29 @@
-/* solvers/solver.c - the public solver API: options, creation by name, dispatch, and the primal
- * objective J(w) shared by every solver's certificate. */
+/* solvers/solver.c - the public solver API: options, creation by name (with the checks of which
+ * search and surrogate each solver takes), dispatch, checkpoint state, and the primal objective
+ * J(w) shared by every solver's certificate, evaluated with the exact search. */
 #include "solver_impl.h"
 
 #include <math.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 
+#define DUAL_SOLVERS "solver.type=bcfw|sdca|cutting_plane"
+
 const strux_opt_spec strux_solver_opt_specs[] = {
-    {"solver.type", STRUX_OPT_CHOICE, offsetof(strux_solver_options, type), "sgd", 0, 0, "sgd",
-     NULL, "training algorithm"},
+    {"solver.type", STRUX_OPT_CHOICE, offsetof(strux_solver_options, type), "sgd", 0, 0,
+     "sgd|bcfw|sdca|cutting_plane", NULL,
+     "training algorithm: sgd (Pegasos mini-batch subgradient), bcfw (block-coordinate "
+     "Frank-Wolfe), sdca (dual coordinate ascent; per-label closed form where the loss is a sum "
+     "of binary hinges), cutting_plane (n-slack working sets); the dual solvers run CoCoA+ "
+     "rounds over the ranks and certify a duality gap"},
     {"solver.lambda", STRUX_OPT_DOUBLE, offsetof(strux_solver_options, lambda), "1e-3", 1e-12, 1e6,
      NULL, NULL, "regularisation λ of J(w) = (λ/2)||w||² + (1/n) Σ ℓ_i(w)"},
     {"solver.epochs", STRUX_OPT_INT, offsetof(strux_solver_options, epochs), "20", 1, 1e9, NULL,
-     NULL, "passes over the training data"},
+     NULL, "epochs at most (sgd: passes; dual solvers: rounds of solver.local_passes passes)"},
+    {"solver.tol", STRUX_OPT_DOUBLE, offsetof(strux_solver_options, tol), "1e-4", 0, 1, NULL,
+     DUAL_SOLVERS, "stop once the duality gap is at most tol times the primal objective "
+     "(checked after every epoch); 0: run every epoch"},
     {"solver.seed", STRUX_OPT_INT, offsetof(strux_solver_options, seed), "1", 0, 9.2e18, NULL,
      NULL, "seed of every random draw (example order); draws do not depend on the rank count"},
     {"solver.batch", STRUX_OPT_INT, offsetof(strux_solver_options, batch), "16", 1, 1e9, NULL,
@@ -21,6 +32,22 @@ const strux_opt_spec strux_solver_opt_specs[] = {
     {"solver.average", STRUX_OPT_BOOL, offsetof(strux_solver_options, average), "true", 0, 0,
      NULL, "solver.type=sgd", "export the average of the iterates of the current epoch rather "
      "than the last iterate"},
+    {"solver.local_passes", STRUX_OPT_INT, offsetof(strux_solver_options, local_passes), "1", 1,
+     1e6, NULL, DUAL_SOLVERS, "H: block passes each rank makes over its shard between two "
+     "allreduces of Δw (CoCoA+ round); with one rank the passes are the serial algorithm's"},
+    {"solver.weighted_average", STRUX_OPT_BOOL,
+     offsetof(strux_solver_options, weighted_average), "false", 0, 0, NULL, "solver.type=bcfw",
+     "export BCFW's weighted average w̄ ← (t·w̄ + 2·w)/(t + 2) over rounds t (Lacoste-Julien et "
+     "al. 2013) instead of the iterate; the gap is then J(w̄) − D"},
+    {"solver.cp_eps", STRUX_OPT_DOUBLE, offsetof(strux_solver_options, cp_eps), "1e-6", 0, 1e6,
+     NULL, "solver.type=cutting_plane", "a label enters example i's working set when its "
+     "surrogate value exceeds the slack ξ_i by more than eps (slack_bicriteria.md §4.4)"},
+    {"solver.cp_max_planes", STRUX_OPT_INT, offsetof(strux_solver_options, cp_max_planes), "32",
+     1, 4096, NULL, "solver.type=cutting_plane", "planes kept per example; when full, the one "
+     "idle longest (zero weight) is dropped"},
+    {"solver.cp_qp_passes", STRUX_OPT_INT, offsetof(strux_solver_options, cp_qp_passes), "1", 0,
+     1000, NULL, "solver.type=cutting_plane", "passes over every local working set per round "
+     "that re-optimise the restricted dual without oracle calls"},
     {NULL},
 };
 
@@ -31,11 +58,20 @@ strux_status strux_solver_create(const strux_solver_options *opt, strux_task *t,
     const strux_solver_entry *e = strux_solver_registry;
     while (e->name && strcmp(e->name, opt->type) != 0) e++;
     STRUX_CHECK(e->name, STRUX_ERR_CONFIG, "solver.type = '%s' is unknown", opt->type);
+    int cp = strcmp(e->name, "cutting_plane") == 0, dual = strcmp(e->name, "sgd") != 0;
+    STRUX_CHECK(!strux_search_needs_slack(s) || cp, STRUX_ERR_CONFIG,
+                "surrogate.search = %s needs the slack ξ_i of each example, which only an n-slack "
+                "cutting-plane solver has: set solver.type = cutting_plane", strux_search_name(s));
+    STRUX_CHECK(!dual || strux_search_affine(s), STRUX_ERR_CONFIG,
+                "solver.type = %s needs a surrogate affine in the margin (margin, slack, beta, "
+                "microf1; slack_bicriteria.md §4.2); %s is not: use solver.type = sgd", e->name,
+                strux_surrogate_name(s));
     strux_solver *sv;
     STRUX_TRY(strux_alloc(&sv, sizeof *sv));
     *sv = (strux_solver){.type_name = e->name, .opt = *opt, .task = t, .search = s, .ds = ds,
                          .model = m, .comm = comm};
-    strux_status st = e->create(sv);
+    strux_status st = strux_search_create_exact(s, t, ds, &sv->exact);
+    if (st == STRUX_OK) st = e->create(sv);
     if (st == STRUX_OK && sv->ops->setup) st = sv->ops->setup(sv);
     st = strux_comm_agree(comm, st);
     if (st != STRUX_OK) {
@@ -50,6 +86,7 @@ void strux_solver_destroy(strux_solver **s)
 {
     if (!*s) return;
     if ((*s)->ops && (*s)->ops->destroy) (*s)->ops->destroy(*s);
+    strux_search_destroy(&(*s)->exact);
     strux_free(s);
 }
 
@@ -71,12 +108,38 @@ strux_status strux_solver_epoch(strux_solver *s)
     return STRUX_OK;
 }
 
+int64_t strux_solver_epochs_done(const strux_solver *s)
+{
+    return s->epoch;
+}
+
 strux_status strux_solver_certificate(strux_solver *s, strux_certificate *c)
 {
-    STRUX_TRY(strux_objective_primal(s->task, s->search, s->ds, s->model, s->comm, s->opt.lambda,
+    STRUX_TRY(strux_objective_primal(s->task, s->exact, s->ds, s->model, s->comm, s->opt.lambda,
                                      c));
     if (s->ops->certificate) STRUX_TRY(s->ops->certificate(s, c));
     return STRUX_OK;
+}
+
+strux_status strux_solver_save(const strux_solver *s, strux_blob *b)
+{
+    char name[32] = {0};
+    snprintf(name, sizeof name, "%s", s->type_name);
+    STRUX_TRY(strux_blob_put(b, name, sizeof name));
+    STRUX_TRY(strux_blob_put(b, &s->epoch, sizeof s->epoch));
+    return s->ops->save ? s->ops->save(s, b) : STRUX_OK;
+}
+
+strux_status strux_solver_load(strux_solver *s, strux_blob *b)
+{
+    char name[32];
+    STRUX_TRY(strux_blob_get(b, name, sizeof name, "solver name"));
+    name[sizeof name - 1] = '\0';
+    STRUX_CHECK(strcmp(name, s->type_name) == 0, STRUX_ERR_CONFIG,
+                "the checkpoint holds the state of solver '%s', not of solver.type = %s", name,
+                s->type_name);
+    STRUX_TRY(strux_blob_get(b, &s->epoch, sizeof s->epoch, "epoch"));
+    return s->ops->load ? s->ops->load(s, b) : STRUX_OK;
 }
 
 strux_status strux_objective_primal(strux_task *t, strux_search *s, const strux_dataset *ds,

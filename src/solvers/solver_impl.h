@@ -9,6 +9,9 @@ struct strux_solver_ops {
     strux_status (*epoch)(strux_solver *s);
     /* optional: dual and gap; the primal is strux_objective_primal */
     strux_status (*certificate)(strux_solver *s, strux_certificate *c);
+    /* checkpoint state beyond the model and the epoch count */
+    strux_status (*save)(const strux_solver *s, strux_blob *b);
+    strux_status (*load)(strux_solver *s, strux_blob *b);
     void (*destroy)(strux_solver *s);
 };
 
@@ -18,6 +21,7 @@ struct strux_solver {
     strux_solver_options opt;
     strux_task *task;          /* borrowed */
     strux_search *search;      /* borrowed */
+    strux_search *exact;       /* owned: the exact search of the objective (certificates) */
     const strux_dataset *ds;   /* borrowed: the local shard */
     strux_model *model;        /* borrowed: the answer */
     strux_comm *comm;          /* borrowed */

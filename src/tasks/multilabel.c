@@ -400,6 +400,13 @@ static strux_status ml_add_delta(const strux_task *t, const strux_label *y,
     return STRUX_OK;
 }
 
+/* Margin rescaling with Hamming loss: Σ_k max(0, 1 + (1 − 2y_ik)·w_k·x), one hinge per label. */
+static int32_t ml_hinge_parts(const strux_task *t, const strux_label *truth, double *sigma)
+{
+    for (int32_t k = 0; k < t->n_labels; k++) sigma[k] = truth->y[k] ? -1.0 : 1.0;
+    return t->n_labels;
+}
+
 static int64_t ml_eval_size(const strux_task *t)
 {
     return strux_mlmetrics_size(t->n_labels);
@@ -462,6 +469,7 @@ static const struct strux_task_ops multilabel_ops = {
     .score = ml_score,
     .predict = ml_predict,
     .add_feature = ml_add_feature,
+    .hinge_parts = ml_hinge_parts,
     .add_delta = ml_add_delta,
     .eval_size = ml_eval_size,
     .eval_add = ml_eval_add,

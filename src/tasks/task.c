@@ -206,6 +206,11 @@ strux_status strux_task_block_add_delta(const strux_task *t, const strux_dataset
     return add_delta(t, y, truth, scale, &out);
 }
 
+int32_t strux_task_hinge_parts(const strux_task *t, const strux_label *truth, double *sigma)
+{
+    return t->ops->hinge_parts ? t->ops->hinge_parts(t, truth, sigma) : 0;
+}
+
 int64_t strux_task_oracle_calls(const strux_task *t)
 {
     return t->n_oracle_calls;

@@ -57,6 +57,8 @@ struct strux_task_ops {
     /* optional fast path for φ(y) − φ(y_i); task.c falls back to two add_feature calls */
     strux_status (*add_delta)(const strux_task *t, const strux_label *y, const strux_label *truth,
                               double scale, const strux_phi *out);
+    /* optional: the margin-rescaled loss as independent binary hinges (strux_task_hinge_parts) */
+    int32_t (*hinge_parts)(const strux_task *t, const strux_label *truth, double *sigma);
     int64_t (*eval_size)(const strux_task *t);
     strux_status (*eval_add)(const strux_task *t, const strux_label *pred, const strux_label *truth,
                              double *acc);

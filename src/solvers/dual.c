@@ -1,0 +1,219 @@
+/* solvers/dual.c - the dual block engine of bcfw, sdca and cutting_plane (dual.h): block storage,
+ * CoCoA+ rounds (local passes against wl, one allreduce of Δw), the dual objective and gap,
+ * BCFW's weighted averaging over rounds, checkpoint state, and the line-searched block step that
+ * BCFW and SDCA share. The methods supply the per-example visit. */
+#include "dual.h"
+
+#include <math.h>
+#include <string.h>
+
+#define DUAL_RNG_STREAM 0x4455414c00000001ULL /* "DUAL": example order of the passes */
+#define PROGRESS_EVERY 64                     /* examples between progress reports */
+
+strux_status strux_dual_attach(strux_solver *s, const dual_method *m)
+{
+    dual_data *d;
+    STRUX_TRY(strux_alloc(&d, sizeof *d));
+    d->method = m;
+    s->data = d;
+    s->ops = &strux_dual_ops;
+    return STRUX_OK;
+}
+
+static strux_status dual_setup(strux_solver *s)
+{
+    dual_data *d = s->data;
+    const strux_dataset *ds = s->ds;
+    const strux_model *m = s->model;
+    int64_t n = ds->n_local, p_max;
+    int32_t S_max;
+    d->sigma = (double)strux_comm_size(s->comm);
+    d->lambda = s->opt.lambda;
+    d->n = (double)ds->n_global;
+    STRUX_TRY(strux_alloc_array(&d->off, (size_t)n + 1, sizeof *d->off));
+    for (int64_t i = 0; i < n; i++)
+        d->off[i + 1] = d->off[i] + strux_task_block_shape(s->task, ds, i).p;
+    strux_task_block_max(s->task, ds, &p_max, &S_max);
+    STRUX_TRY(strux_alloc_array(&d->c, (size_t)d->off[n] + 1, sizeof *d->c));
+    STRUX_TRY(strux_alloc_array(&d->b, (size_t)n + 1, sizeof *d->b));
+    STRUX_TRY(strux_alloc_array(&d->dir, (size_t)p_max + 1, sizeof *d->dir));
+    STRUX_TRY(strux_alloc_array(&d->X, (size_t)S_max * (size_t)S_max + 1, sizeof *d->X));
+    STRUX_TRY(strux_alloc_array(&d->perm, (size_t)ds->n_global, sizeof *d->perm));
+    /* the dual starts at c = 0, so w = 0 */
+    memset(m->w, 0, (size_t)m->n_w * sizeof *m->w);
+    if (s->opt.weighted_average)
+        STRUX_TRY(strux_model_create(m->n_rows, m->dim, m->n_extra, &d->w));
+    else
+        d->w = s->model;
+    STRUX_TRY(strux_model_create(m->n_rows, m->dim, m->n_extra, &d->wl));
+    STRUX_TRY(strux_task_pot_alloc(s->task, ds, &d->pot));
+    STRUX_TRY(strux_task_label_alloc(s->task, ds, &d->truth));
+    return d->method->setup ? d->method->setup(s, d) : STRUX_OK;
+}
+
+strux_status strux_dual_potentials(strux_solver *s, dual_data *d, int64_t i)
+{
+    STRUX_TRY(strux_task_potentials(s->task, d->wl, s->ds, i, &d->pot));
+    return strux_task_truth(s->task, s->ds, i, &d->truth);
+}
+
+strux_status strux_dual_answer(strux_solver *s, dual_data *d, double xi, strux_search_result *r)
+{
+    if (!isnan(xi)) strux_search_set_slack(s->search, xi);
+    return strux_search_run(s->search, s->task, &d->pot, &d->truth, r);
+}
+
+void strux_dual_move(strux_solver *s, dual_data *d, int64_t i, const double *dc)
+{
+    strux_task_block_apply(s->task, s->ds, i, dc, d->sigma, d->wl->w);
+}
+
+strux_status strux_dual_block_step(strux_solver *s, dual_data *d, int64_t i,
+                                   const strux_search_result *r)
+{
+    const strux_dataset *ds = s->ds;
+    strux_block_shape bs = strux_task_block_shape(s->task, ds, i);
+    double *ci = d->c + d->off[i], *dir = d->dir;
+    /* corner of the answer: c_s = −a/(λn), b_s = b(ŷ)/n (§4.2); dir = c_s − c_i */
+    memset(dir, 0, (size_t)bs.p * sizeof *dir);
+    STRUX_TRY(strux_search_block_add(r, s->task, ds, i, &d->truth, -1.0 / (d->lambda * d->n), dir));
+    double b_s = strux_search_intercept(r) / d->n;
+    for (int64_t j = 0; j < bs.p; j++) dir[j] -= ci[j];
+    /* block gap λ(w_i − w_s)·w − b_i + b_s, with B_i^T·wl the leading potentials */
+    double gap = -d->lambda * strux_dot(bs.p, dir, d->pot.s) + (b_s - d->b[i]);
+    strux_task_block_gram(ds, &bs, i, d->X);
+    double q = d->lambda * d->sigma * strux_block_inner(&bs, d->X, dir, dir);
+    double gamma = q > 0 ? gap / q : (gap > 0 ? 1.0 : 0.0);
+    if (gamma > 1) gamma = 1;
+    if (!(gamma > 0)) return STRUX_OK;
+    strux_scal(bs.p, gamma, dir);
+    strux_axpy(bs.p, 1.0, dir, ci);
+    d->b[i] += gamma * (b_s - d->b[i]);
+    strux_dual_move(s, d, i, dir);
+    return STRUX_OK;
+}
+
+/* One pass over the local examples in the global order of (seed, epoch, pass). */
+static strux_status local_pass(strux_solver *s, dual_data *d, int64_t pass)
+{
+    const strux_dataset *ds = s->ds;
+    int64_t n = ds->n_global, H = s->opt.local_passes;
+    strux_rng rng;
+    strux_rng_init(&rng, (uint64_t)s->opt.seed, DUAL_RNG_STREAM, (uint64_t)(s->epoch * H + pass));
+    strux_rng_permutation(&rng, d->perm, n);
+    for (int64_t j = 0; j < n; j++) {
+        int64_t i = d->perm[j] - ds->first;
+        if (i >= 0 && i < ds->n_local) STRUX_TRY(d->method->visit(s, d, i));
+        if (j % PROGRESS_EVERY == PROGRESS_EVERY - 1)
+            strux_solver_progress(s, (pass * n + j + 1) / H, n);
+    }
+    return STRUX_OK;
+}
+
+/* The CoCoA+ sync: Δw_k = (wl − w)/σ′ summed over ranks, w += ΣΔw_k, wl ← w. */
+static strux_status sync_round(strux_solver *s, dual_data *d)
+{
+    int64_t n_w = d->w->n_w;
+    double *dw = d->wl->w;
+    for (int64_t k = 0; k < n_w; k++) dw[k] = (dw[k] - d->w->w[k]) / d->sigma;
+    STRUX_TRY(strux_comm_allreduce_sum(s->comm, dw, n_w));
+    strux_axpy(n_w, 1.0, dw, d->w->w);
+    memcpy(dw, d->w->w, (size_t)n_w * sizeof *dw);
+    for (int64_t k = 0; k < n_w; k++)
+        STRUX_CHECK(isfinite(d->w->w[k]), STRUX_ERR_NUMERIC,
+                    "weight %lld is %g after epoch %lld", (long long)k, d->w->w[k],
+                    (long long)s->epoch + 1);
+    d->rounds++;
+    if (d->w != s->model) { /* w̄ ← (t·w̄ + 2·w)/(t + 2), t = rounds before this one */
+        double t = (double)(d->rounds - 1);
+        strux_scal(n_w, t / (t + 2), s->model->w);
+        strux_axpy(n_w, 2 / (t + 2), d->w->w, s->model->w);
+    }
+    return STRUX_OK;
+}
+
+static strux_status dual_epoch(strux_solver *s)
+{
+    dual_data *d = s->data;
+    strux_status st = STRUX_OK;
+    for (int64_t pass = 0; st == STRUX_OK && pass < s->opt.local_passes; pass++)
+        st = local_pass(s, d, pass);
+    if (st == STRUX_OK && d->method->round_end) st = d->method->round_end(s, d);
+    STRUX_TRY(strux_comm_agree(s->comm, st));
+    return sync_round(s, d);
+}
+
+/* D = Σ_i b_i − (λ/2)||w||² at the iterate; gap = J(model) − D ≥ 0. */
+static strux_status dual_certificate(strux_solver *s, strux_certificate *c)
+{
+    const dual_data *d = s->data;
+    double sum_b = 0;
+    for (int64_t i = 0; i < s->ds->n_local; i++) sum_b += d->b[i];
+    STRUX_TRY(strux_comm_allreduce_sum(s->comm, &sum_b, 1));
+    c->dual = sum_b - 0.5 * d->lambda * strux_model_norm2(d->w);
+    c->gap = c->primal - c->dual;
+    STRUX_CHECK(isfinite(c->dual), STRUX_ERR_NUMERIC, "dual objective is %g", c->dual);
+    return STRUX_OK;
+}
+
+/* Checkpoint: blocks, loss shares, the iterate when it differs from the model, the round count,
+ * then the method's own state. wl equals w between rounds. */
+static strux_status dual_save(const strux_solver *s, strux_blob *b)
+{
+    const dual_data *d = s->data;
+    int64_t n = s->ds->n_local;
+    STRUX_TRY(strux_blob_put(b, &n, sizeof n));
+    STRUX_TRY(strux_blob_put(b, &d->off[n], sizeof d->off[n]));
+    STRUX_TRY(strux_blob_put(b, d->c, (size_t)d->off[n] * sizeof *d->c));
+    STRUX_TRY(strux_blob_put(b, d->b, (size_t)n * sizeof *d->b));
+    STRUX_TRY(strux_blob_put(b, &d->rounds, sizeof d->rounds));
+    if (d->w != s->model)
+        STRUX_TRY(strux_blob_put(b, d->w->w, (size_t)d->w->n_w * sizeof *d->w->w));
+    return d->method->save ? d->method->save(s, d, b) : STRUX_OK;
+}
+
+static strux_status dual_load(strux_solver *s, strux_blob *b)
+{
+    dual_data *d = s->data;
+    int64_t n, n_c;
+    STRUX_TRY(strux_blob_get(b, &n, sizeof n, "block count"));
+    STRUX_TRY(strux_blob_get(b, &n_c, sizeof n_c, "block size"));
+    STRUX_CHECK(n == s->ds->n_local && n_c == d->off[n], STRUX_ERR_INPUT,
+                "the checkpoint holds %lld dual blocks of %lld coefficients on this rank, this run "
+                "has %lld of %lld (a different data file or rank count)", (long long)n,
+                (long long)n_c, (long long)s->ds->n_local, (long long)d->off[s->ds->n_local]);
+    STRUX_TRY(strux_blob_get(b, d->c, (size_t)n_c * sizeof *d->c, "dual blocks"));
+    STRUX_TRY(strux_blob_get(b, d->b, (size_t)n * sizeof *d->b, "loss shares"));
+    STRUX_TRY(strux_blob_get(b, &d->rounds, sizeof d->rounds, "rounds"));
+    if (d->w != s->model)
+        STRUX_TRY(strux_blob_get(b, d->w->w, (size_t)d->w->n_w * sizeof *d->w->w, "iterate"));
+    memcpy(d->wl->w, d->w->w, (size_t)d->w->n_w * sizeof *d->w->w);
+    return d->method->load ? d->method->load(s, d, b) : STRUX_OK;
+}
+
+static void dual_destroy(strux_solver *s)
+{
+    dual_data *d = s->data;
+    if (!d) return;
+    if (d->method->destroy) d->method->destroy(d);
+    strux_free(&d->off);
+    strux_free(&d->c);
+    strux_free(&d->b);
+    strux_free(&d->dir);
+    strux_free(&d->X);
+    strux_free(&d->perm);
+    if (d->w != s->model) strux_model_destroy(&d->w);
+    strux_model_destroy(&d->wl);
+    strux_pot_free(&d->pot);
+    strux_label_free(&d->truth);
+    strux_free(&s->data);
+}
+
+const struct strux_solver_ops strux_dual_ops = {
+    .setup = dual_setup,
+    .epoch = dual_epoch,
+    .certificate = dual_certificate,
+    .save = dual_save,
+    .load = dual_load,
+    .destroy = dual_destroy,
+};

@@ -1,0 +1,73 @@
+/* solvers/dual.h - private to src/solvers: the engine shared by the dual block solvers (bcfw,
+ * sdca, cutting_plane). The problem is the dual of J(w) = (λ/2)||w||² + (1/n) Σ_i ℓ_i(w) with
+ * ℓ_i a maximum of planes b + w·a (slack_bicriteria.md §4):
+ *     D = Σ_i b_i − (λ/2)||w||²,   w = Σ_i B_i c_i,
+ * where example i's dual block is its coefficient vector c_i (task.h "Dual blocks") and its loss
+ * share b_i (both already carry the 1/(λn) and 1/n factors of the corners c = −a/(λn),
+ * b = b(ŷ)/n). Distribution is CoCoA+ (Ma et al., ICML 2015): each rank runs H passes of block
+ * updates over its shard against its local view wl = w + σ′·Δw_k with the quadratic term of
+ * every step scaled by σ′ = number of ranks, then one allreduce adds the Δw_k of all ranks
+ * (safe "adding" aggregation). With one rank σ′ = 1 and wl is the serial iterate. Example order:
+ * a permutation of the global examples keyed by (seed, epoch, pass), each rank visiting its own. */
+#ifndef STRUX_DUAL_H
+#define STRUX_DUAL_H
+
+#include "solver_impl.h"
+
+typedef struct dual_data dual_data;
+
+/* What a dual solver adds to the engine. */
+typedef struct dual_method {
+    /* Update example i's block against d->wl; the engine has computed nothing for it yet. */
+    strux_status (*visit)(strux_solver *s, dual_data *d, int64_t i);
+    /* optional: extra state once the engine is set up */
+    strux_status (*setup)(strux_solver *s, dual_data *d);
+    /* optional: work after the passes of a round, before the sync (still against wl) */
+    strux_status (*round_end)(strux_solver *s, dual_data *d);
+    /* optional: state beyond the blocks, for checkpoints */
+    strux_status (*save)(const strux_solver *s, const dual_data *d, strux_blob *b);
+    strux_status (*load)(strux_solver *s, dual_data *d, strux_blob *b);
+    void (*destroy)(dual_data *d);
+} dual_method;
+
+struct dual_data {
+    const dual_method *method;
+    void *mdata;            /* the method's own state, owned */
+    int64_t *off;           /* n_local + 1 offsets of the blocks in c */
+    double *c;              /* block coefficients of every local example */
+    double *b;              /* loss shares b_i of the local examples */
+    strux_model *w;         /* the agreed iterate: the solver's model, or its own when averaging */
+    strux_model *wl;        /* this rank's view w + σ′·Δw during a round */
+    double sigma;           /* σ′ = ranks */
+    double lambda, n;       /* λ and the global example count */
+    int64_t rounds;         /* syncs so far (weighted averaging) */
+    int64_t *perm;          /* the global example order of the current pass */
+    strux_pot pot;          /* potentials of the visited example at wl */
+    strux_label truth;
+    double *dir;            /* scratch block vector (p_max) */
+    double *X;              /* Gram matrix of the visited example (S_max²) */
+};
+
+/* The solver ops of every dual method: setup, epoch, certificate, save, load, destroy. */
+extern const struct strux_solver_ops strux_dual_ops;
+/* Create-time: remember the method (its data is created in setup). */
+strux_status strux_dual_attach(strux_solver *s, const dual_method *m);
+
+/* Potentials of example i at wl and its truth (into d->pot, d->truth). */
+strux_status strux_dual_potentials(strux_solver *s, dual_data *d, int64_t i);
+/* The search's answer for example i (after strux_dual_potentials); xi ≥ 0 is passed to a search
+ * that needs the slack (NAN: none). */
+strux_status strux_dual_answer(strux_solver *s, dual_data *d, double xi, strux_search_result *r);
+/* The line-searched block step towards the corner of answer r (BCFW, Lacoste-Julien et al. 2013,
+ * with exact line search; SDCA's closed-form step on the block, §4.3): γ maximises the dual along
+ * c_s − c_i with curvature λσ′||B_i(c_s − c_i)||². Updates c_i, b_i and wl. */
+strux_status strux_dual_block_step(strux_solver *s, dual_data *d, int64_t i,
+                                   const strux_search_result *r);
+/* wl += σ′·B_i·dc for a change dc of block i (the caller has added dc to c_i). */
+void strux_dual_move(strux_solver *s, dual_data *d, int64_t i, const double *dc);
+
+strux_status strux_solver_create_bcfw(strux_solver *s);
+strux_status strux_solver_create_sdca(strux_solver *s);
+strux_status strux_solver_create_cutting_plane(strux_solver *s);
+
+#endif
