@@ -32,6 +32,13 @@ strux_status strux_comm_bcast(strux_comm *c, void *buf, size_t bytes, int root);
  * caller frees) holds *n_out bytes; elsewhere *out = NULL. Collective. */
 strux_status strux_comm_gather_bytes(strux_comm *c, const void *buf, size_t bytes, int root,
                                      void **out, size_t *n_out);
+/* Hand every rank's bytes to sink on rank 0, rank by rank in rank order, holding at most one
+ * other rank's bytes at a time (checkpoints of large dual states). After a sink failure rank 0
+ * still receives and drops the remaining ranks' bytes, so no rank hangs; the failure is returned
+ * on rank 0 (the caller agrees afterwards). Collective. */
+typedef strux_status (*strux_bytes_sink)(void *ctx, int rank, const void *data, size_t n);
+strux_status strux_comm_collect(strux_comm *c, const void *data, size_t n, strux_bytes_sink sink,
+                                void *ctx);
 strux_status strux_comm_barrier(strux_comm *c);
 /* Seconds spent in collectives since init (per rank). */
 double strux_comm_seconds(const strux_comm *c);

@@ -77,8 +77,8 @@ strux_status strux_realloc_array(void *pp, size_t n, size_t size);
 strux_status strux_strdup(char **out, const char *s);
 /* Free *(void **)pp (NULL allowed) and set it to NULL. */
 void strux_free(void *pp);
-size_t strux_alloc_bytes(void);     /* bytes currently allocated */
-int64_t strux_alloc_calls(void);    /* successful allocations so far (tests: no allocation in loops) */
+size_t strux_alloc_bytes(void);  /* bytes currently allocated */
+int64_t strux_alloc_calls(void); /* successful allocations so far (tests: no allocation in loops) */
 void strux_alloc_fail_after(int64_t n); /* make the n-th next allocation fail (n < 0: never) */
 
 /* ---- byte streams for checkpoints: a solver or search writes its state with put and reads it
@@ -86,9 +86,9 @@ void strux_alloc_fail_after(int64_t n); /* make the n-th next allocation fail (n
 typedef struct strux_blob {
     unsigned char *data; /* n bytes in use of cap */
     size_t n, cap;
-    size_t pos;          /* read position */
+    size_t pos; /* read position */
 } strux_blob;
-/* Append bytes (the blob grows geometrically). */
+/* Append bytes (the blob grows geometrically); src NULL appends zeros to be filled in place. */
 strux_status strux_blob_put(strux_blob *b, const void *src, size_t bytes);
 /* Read the next bytes; STRUX_ERR_INPUT naming what when the blob ends early. */
 strux_status strux_blob_get(strux_blob *b, void *dst, size_t bytes, const char *what);
@@ -121,9 +121,9 @@ typedef struct strux_rng {
 } strux_rng;
 void strux_rng_init(strux_rng *r, uint64_t seed, uint64_t stream, uint64_t epoch);
 uint64_t strux_rng_next(strux_rng *r);
-double strux_rng_uniform(strux_rng *r);              /* [0, 1) with 53 random bits */
-uint64_t strux_rng_below(strux_rng *r, uint64_t n);  /* uniform in [0, n), n > 0, unbiased */
-double strux_rng_normal(strux_rng *r);               /* standard normal (Box-Muller) */
+double strux_rng_uniform(strux_rng *r);             /* [0, 1) with 53 random bits */
+uint64_t strux_rng_below(strux_rng *r, uint64_t n); /* uniform in [0, n), n > 0, unbiased */
+double strux_rng_normal(strux_rng *r);              /* standard normal (Box-Muller) */
 /* Fisher-Yates permutation of 0..n-1 drawn from r. */
 void strux_rng_permutation(strux_rng *r, int64_t *perm, int64_t n);
 
@@ -141,14 +141,14 @@ typedef enum strux_opt_type {
 } strux_opt_type;
 
 typedef struct strux_opt_spec {
-    const char *key;     /* "section.name" */
+    const char *key; /* "section.name" */
     strux_opt_type type;
     size_t offset;       /* of the field in the options struct */
     const char *def;     /* default as text */
     double lo, hi;       /* inclusive range (INT, DOUBLE) */
     const char *choices; /* "a|b|c" (CHOICE) */
-    const char *only;    /* NULL, or "section.key=v1|v2": read only when that key has one of those */
-    const char *doc;     /* one line */
+    const char *only; /* NULL, or "section.key=v1|v2": read only when that key has one of those */
+    const char *doc;  /* one line */
 } strux_opt_spec;
 
 /* Parse text into the field of base described by spec; origin ("file.ini:12", "--set") goes into

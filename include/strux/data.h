@@ -1,35 +1,35 @@
 /* strux/data.h - datasets: sparse features plus label sets, sharded over ranks by contiguous row
  * ranges balanced by non-zeros (ARCHITECTURE.md §4). The dataset is a plain struct (LIBLINEAR's
  * struct problem): solvers and tasks read it in their inner loops. Knows nothing of MPI: every
- * rank computes the same partition from the same file, so no communication is needed to agree on it.
- * The HDF5 container reader lives in src/io (the only module that includes <hdf5.h>). */
+ * rank computes the same partition from the same file, so no communication is needed to agree on
+ * it. The HDF5 container reader lives in src/io (the only module that includes <hdf5.h>). */
 #ifndef STRUX_DATA_H
 #define STRUX_DATA_H
 
 #include "strux/linalg.h"
 
 typedef struct strux_dataset {
-    char *path;         /* where it was read from (messages) */
-    strux_csr x;        /* local feature rows, 0-based columns */
-    int64_t *y_ptr;     /* x.n_rows + 1 offsets: labels of row r are y_idx[y_ptr[r]..y_ptr[r+1]) */
-    int32_t *y_idx;     /* ascending label ids in [0, n_labels) */
-    int64_t *ex_ptr;    /* NULL: one row per example; else n_local + 1 row offsets per example */
-    int64_t n_local;    /* examples on this rank */
-    int64_t n_global;   /* examples in the whole file */
-    int64_t first;      /* global index of the first local example */
-    int32_t dim;        /* feature columns, bias included */
-    int32_t n_labels;   /* label ids are in [0, n_labels) */
-    int32_t bias_col;   /* column of the constant bias feature, or -1 */
-    int64_t n_dropped;  /* local feature entries dropped because their index exceeded dim */
+    char *path;        /* where it was read from (messages) */
+    strux_csr x;       /* local feature rows, 0-based columns */
+    int64_t *y_ptr;    /* x.n_rows + 1 offsets: labels of row r are y_idx[y_ptr[r]..y_ptr[r+1]) */
+    int32_t *y_idx;    /* ascending label ids in [0, n_labels) */
+    int64_t *ex_ptr;   /* NULL: one row per example; else n_local + 1 row offsets per example */
+    int64_t n_local;   /* examples on this rank */
+    int64_t n_global;  /* examples in the whole file */
+    int64_t first;     /* global index of the first local example */
+    int32_t dim;       /* feature columns, bias included */
+    int32_t n_labels;  /* label ids are in [0, n_labels) */
+    int32_t bias_col;  /* column of the constant bias feature, or -1 */
+    int64_t n_dropped; /* local feature entries dropped because their index exceeded dim */
 } strux_dataset;
 
 typedef struct strux_read_options {
-    int rank, n_ranks;    /* which shard to keep */
-    int32_t dim;          /* > 0: features 1..dim (file numbering); 0: from the header or the data */
-    int32_t n_labels;     /* > 0: label count; 0: from the header or the data (max id + 1) */
-    int drop_above_dim;   /* nonzero: features above dim are dropped and counted (test data);
-                             zero: they are an input error */
-    double bias;          /* > 0: append a constant feature of this value as column dim */
+    int rank, n_ranks;  /* which shard to keep */
+    int32_t dim;        /* > 0: features 1..dim (file numbering); 0: from the header or the data */
+    int32_t n_labels;   /* > 0: label count; 0: from the header or the data (max id + 1) */
+    int drop_above_dim; /* nonzero: features above dim are dropped and counted (test data);
+                           zero: they are an input error */
+    double bias;        /* > 0: append a constant feature of this value as column dim */
 } strux_read_options;
 
 /* Read a LIBSVM/XMC multi-label text file (plain or gzip): `l1,l2 idx:val ...`, labels 0-based,
@@ -58,11 +58,12 @@ void strux_dataset_destroy(strux_dataset **ds);
 /* Shard of n units with weights given as prefix sums (prefix[0] = 0, prefix[n] = total): a
  * contiguous range [lo, hi) per rank, balanced by weight, never empty when n ≥ n_ranks.
  * Identical on every rank for the same input. */
-strux_status strux_shard_range(const int64_t *prefix, int64_t n, int rank, int n_ranks,
-                               int64_t *lo, int64_t *hi);
+strux_status strux_shard_range(const int64_t *prefix, int64_t n, int rank, int n_ranks, int64_t *lo,
+                               int64_t *hi);
 
 /* Build a dataset from arrays already in memory (HDF5 reader, generators, tests): takes ownership
- * of x, y_ptr and y_idx (set to NULL/zero in the caller). Appends the bias column if opt->bias > 0. */
+ * of x, y_ptr and y_idx (set to NULL/zero in the caller). Appends the bias column if opt->bias > 0.
+ */
 strux_status strux_dataset_from_arrays(const char *path, strux_csr *x, int64_t **y_ptr,
                                        int32_t **y_idx, int64_t n_global, int64_t first,
                                        int32_t dim, int32_t n_labels, double bias,

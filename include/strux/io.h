@@ -25,16 +25,16 @@ void strux_curve_free(strux_curve *c);
 /* ---- model file ---- */
 typedef struct strux_model_info {
     char task[64], surrogate[64], search[64], solver[64];
-    char *config;         /* the fully resolved config as INI text, owned */
-    char **label_names;   /* n_labels entries (entries may be NULL), or NULL, owned */
+    char *config;       /* the fully resolved config as INI text, owned */
+    char **label_names; /* n_labels entries (entries may be NULL), or NULL, owned */
     int32_t n_labels;
-    int32_t n_ranks;      /* ranks of the training run */
+    int32_t n_ranks; /* ranks of the training run */
     int64_t seed;
-    double wall_time_s;   /* training wall time */
-    char created[32];     /* ISO 8601 UTC */
-    char version[32];     /* strux version */
-    char git_commit[48];  /* "unknown" outside a git checkout */
-    strux_curve curve;    /* per-epoch training curve, owned */
+    double wall_time_s;  /* training wall time */
+    char created[32];    /* ISO 8601 UTC */
+    char version[32];    /* strux version */
+    char git_commit[48]; /* "unknown" outside a git checkout */
+    strux_curve curve;   /* per-epoch training curve, owned */
 } strux_model_info;
 
 void strux_model_info_free(strux_model_info *info);
@@ -44,6 +44,34 @@ strux_status strux_io_model_save(const char *path, const strux_model *m,
                                  const strux_model_info *info);
 /* Read a model file; *m and info are owned by the caller. Not Collective. */
 strux_status strux_io_model_load(const char *path, strux_model **m, strux_model_info *info);
+
+/* ---- checkpoints (docs/model-format.md "Checkpoints"): a complete model file (the exported
+ * weights: predict, eval and inspect work on a checkpoint) plus /checkpoint holding the weights
+ * in training space, the run's position and one opaque state blob per rank ---- */
+typedef struct strux_checkpoint_info {
+    int64_t epoch;        /* epochs completed */
+    int32_t n_ranks;      /* ranks that wrote the blobs */
+    double train_s;       /* training time so far */
+    int64_t oracle_calls; /* oracle calls so far, all ranks */
+} strux_checkpoint_info;
+
+typedef struct strux_checkpoint_writer strux_checkpoint_writer;
+/* Create path's temporary file and write the model file (m, info) and /checkpoint (ck, the
+ * training-space weights w_train). Then add every rank's blob in rank order and end. Not
+ * Collective (rank 0). */
+strux_status strux_io_checkpoint_begin(const char *path, const strux_model *m,
+                                       const strux_model_info *info, const strux_model *w_train,
+                                       const strux_checkpoint_info *ck,
+                                       strux_checkpoint_writer **out);
+strux_status strux_io_checkpoint_add(strux_checkpoint_writer *w, int rank, const void *data,
+                                     size_t n);
+/* Rename the file into place when st is STRUX_OK (and every rank was added), else remove it;
+ * returns st or the failure of finishing. */
+strux_status strux_io_checkpoint_end(strux_checkpoint_writer **w, strux_status st);
+/* Read /checkpoint: the position, the training-space weights into w_train (same shape) and this
+ * rank's blob (appended to state). Not Collective. */
+strux_status strux_io_checkpoint_read(const char *path, int rank, strux_checkpoint_info *ck,
+                                      strux_model *w_train, strux_blob *state);
 
 /* ---- HDF5 CSR dataset container ---- */
 /* Write ds (all rows must be local: a 1-rank read) atomically. Not Collective. */
@@ -71,6 +99,8 @@ typedef struct strux_metrics strux_metrics;
 strux_status strux_metrics_open(const char *path, int append, strux_metrics **out);
 /* One line: {"name": value, ...} from the curve's last row. */
 strux_status strux_metrics_write_row(strux_metrics *f, const strux_curve *c);
+/* Every row of the curve, in order (a resumed run rewrites the log up to its checkpoint). */
+strux_status strux_metrics_write_all(strux_metrics *f, const strux_curve *c);
 void strux_metrics_close(strux_metrics **f);
 
 #endif

@@ -1,8 +1,8 @@
 /* strux/lp.h - the one wrapper around GLPK (ARCHITECTURE.md §2, src/lp): a persistent
  * maximisation LP whose objective, row coefficients and row bounds change between solves and which
- * is re-solved by warm-started simplex from the previous basis (slack_bicriteria.md §2.4(b): "keep the
- * glp_prob object and warm-start from the last basis"; constraint rows are toggled by switching their
- * type to FREE rather than added and deleted). Indices are 0-based. Only src/lp/lp.c includes
+ * is re-solved by warm-started simplex from the previous basis (slack_bicriteria.md §2.4(b): "keep
+ * the glp_prob object and warm-start from the last basis"; constraint rows are toggled by switching
+ * their type to FREE rather than added and deleted). Indices are 0-based. Only src/lp/lp.c includes
  * <glpk.h>; this header exposes no GLPK type. Not thread-safe; one object per task instance.
  * Not Collective. */
 #ifndef STRUX_LP_H

@@ -45,9 +45,9 @@ typedef struct strux_search_result {
     double mix;            /* weight of y (1 when integral) */
     double m, g;           /* raw margin error and loss of the (mixed) answer */
     double psi;            /* Φ = ψ at the answer; the example's surrogate loss ℓ_i */
-    double psi_h;          /* ∂ψ/∂m at the answer: the weight of Δφ in the subgradient (§1.8) */
-    double ub;             /* certified upper bound on max_y ψ (INFINITY if none) */
-    int64_t calls;         /* oracle calls this search used */
+    double psi_h;  /* ∂ψ/∂m at the answer: the weight of Δφ in the subgradient (§1.8) */
+    double ub;     /* certified upper bound on max_y ψ (INFINITY if none) */
+    int64_t calls; /* oracle calls this search used */
 } strux_search_result;
 
 /* Create the search named by opt for task t on the examples of ds (per-example warm-start state

@@ -27,6 +27,8 @@ typedef struct strux_output_options {
     char metrics[STRUX_OPT_STR];
     int64_t eval_every; /* score data.test every this many epochs (0: only after training) */
     char progress[STRUX_OPT_STR]; /* auto | always | never: the live bar on rank 0's stderr */
+    char checkpoint[STRUX_OPT_STR]; /* checkpoint file ("" : output.model with .ckpt.h5) */
+    int64_t checkpoint_every;       /* epochs between checkpoints (0: only on a signal) */
 } strux_output_options;
 
 /* Every option of a run. */
@@ -44,6 +46,8 @@ strux_status strux_config_create(strux_config **out);
 void strux_config_destroy(strux_config **c);
 /* Read an INI file; entries remember "file:line". */
 strux_status strux_config_read_file(strux_config *c, const char *path);
+/* Entries from the resolved config a model or checkpoint stores (origin names it in messages). */
+strux_status strux_config_read_stored(strux_config *c, const char *text, const char *origin);
 /* Add "section.key=value" from the command line. */
 strux_status strux_config_set(strux_config *c, const char *assignment);
 /* Defaults, then every entry in order; unknown sections or keys are errors listing the valid

@@ -11,18 +11,20 @@
 #include <string.h>
 
 typedef struct config_entry {
-    char key[160];              /* "section.name" */
+    char key[160]; /* "section.name" */
     char value[STRUX_OPT_STR];
     char origin[STRUX_OPT_STR + 32]; /* "file.ini:12" or "--set" */
+    int stored;                      /* from a file's stored config: every key is there, so keys the
+                                        chosen implementations ignore are not reported */
 } config_entry;
 
 struct strux_config {
     config_entry *e;
     int n, cap;
-    strux_status st;   /* first failure inside an inih callback */
-    const char *path;  /* file being parsed */
-    int line;          /* lines handed to inih so far */
-    FILE *file;        /* file being parsed */
+    strux_status st;  /* first failure inside an inih callback */
+    const char *path; /* file being parsed */
+    int line;         /* lines handed to inih so far */
+    FILE *file;       /* file being parsed */
 };
 
 static const strux_opt_spec data_specs[] = {
@@ -59,6 +61,15 @@ static const strux_opt_spec output_specs[] = {
      "auto|always|never", NULL,
      "live progress bar within each epoch on rank 0's stderr: auto draws it when stderr is a "
      "terminal; under mpirun stderr is a pipe, so use always to see it there"},
+    {"output.checkpoint", STRUX_OPT_STRING, offsetof(strux_output_options, checkpoint), "", 0, 0,
+     NULL, NULL,
+     "checkpoint file (HDF5, atomically replaced): the model so far plus every rank's solver "
+     "state, written every output.checkpoint_every epochs and when SIGTERM or SIGUSR1 arrives "
+     "(then the run stops after the current epoch and exits 0); resume with `strux train "
+     "--resume FILE`; empty: output.model with .h5 replaced by .ckpt.h5"},
+    {"output.checkpoint_every", STRUX_OPT_INT, offsetof(strux_output_options, checkpoint_every),
+     "0", 0, 1000000000, NULL, NULL,
+     "write output.checkpoint every this many epochs (0: only when a signal asks the run to stop)"},
     {NULL},
 };
 
@@ -134,8 +145,7 @@ static char *read_line(char *str, int num, void *stream)
     size_t len = strlen(str);
     if (len == (size_t)num - 1 && str[len - 1] != '\n' && !feof(f) && c->st == STRUX_OK)
         c->st = strux_error_set(STRUX_ERR_CONFIG, __FILE__, __LINE__, __func__,
-                                "%s:%d: line longer than %d characters", c->path, c->line,
-                                num - 2);
+                                "%s:%d: line longer than %d characters", c->path, c->line, num - 2);
     return r;
 }
 
@@ -152,8 +162,27 @@ strux_status strux_config_read_file(strux_config *c, const char *path)
     c->path = NULL;
     c->file = NULL;
     if (c->st != STRUX_OK) return c->st;
-    STRUX_CHECK(rc == 0, STRUX_ERR_CONFIG, "%s:%d: not an INI line (expected [section] or key = value)",
-                path, rc);
+    STRUX_CHECK(rc == 0, STRUX_ERR_CONFIG,
+                "%s:%d: not an INI line (expected [section] or key = value)", path, rc);
+    return STRUX_OK;
+}
+
+static int on_stored_entry(void *user, const char *sec, const char *name, const char *value)
+{
+    strux_config *c = user;
+    if (c->st == STRUX_OK) c->st = add_entry(c, sec, name, value, c->path);
+    if (c->st == STRUX_OK) c->e[c->n - 1].stored = 1;
+    return c->st == STRUX_OK;
+}
+
+strux_status strux_config_read_stored(strux_config *c, const char *text, const char *origin)
+{
+    c->path = origin;
+    c->st = STRUX_OK;
+    int rc = ini_parse_string(text, on_stored_entry, c);
+    c->path = NULL;
+    if (c->st != STRUX_OK) return c->st;
+    STRUX_CHECK(rc == 0, STRUX_ERR_CONFIG, "%s: stored config line %d is not INI", origin, rc);
     return STRUX_OK;
 }
 
@@ -161,8 +190,8 @@ strux_status strux_config_from_stored(const char *text, const char *origin, stru
 {
     memset(o, 0, sizeof *o);
     for (int s = 0; s < N_SECTIONS; s++)
-        STRUX_TRY(strux_opt_read_ini(sections[s].specs, (char *)o + sections[s].offset, text,
-                                     origin));
+        STRUX_TRY(
+            strux_opt_read_ini(sections[s].specs, (char *)o + sections[s].offset, text, origin));
     return STRUX_OK;
 }
 
@@ -271,7 +300,7 @@ strux_status strux_config_resolve(strux_config *c, strux_run_options *o)
         const config_entry *e = &c->e[k];
         const section *s = find_section(e->key, strcspn(e->key, "."));
         const strux_opt_spec *p = find_spec(s, e->key);
-        if (p->only && !condition_holds(o, p->only))
+        if (p->only && !e->stored && !condition_holds(o, p->only))
             strux_log(STRUX_LOG_WARN, "%s: %s is ignored: it is read only when %s", e->origin,
                       e->key, p->only);
     }
@@ -304,11 +333,16 @@ strux_status strux_config_format(const strux_run_options *o, char **text)
 static const char *type_name(const strux_opt_spec *p)
 {
     switch (p->type) {
-    case STRUX_OPT_STRING: return "string";
-    case STRUX_OPT_CHOICE: return "choice";
-    case STRUX_OPT_INT: return "integer";
-    case STRUX_OPT_DOUBLE: return "number";
-    case STRUX_OPT_BOOL: return "boolean";
+    case STRUX_OPT_STRING:
+        return "string";
+    case STRUX_OPT_CHOICE:
+        return "choice";
+    case STRUX_OPT_INT:
+        return "integer";
+    case STRUX_OPT_DOUBLE:
+        return "number";
+    case STRUX_OPT_BOOL:
+        return "boolean";
     }
     return "?";
 }

@@ -8,11 +8,15 @@ strux_status strux_blob_put(strux_blob *b, const void *src, size_t bytes)
 {
     if (b->n + bytes > b->cap) {
         size_t cap = b->cap ? b->cap : 4096;
-        while (cap < b->n + bytes) cap *= 2;
+        while (cap < b->n + bytes)
+            cap *= 2;
         STRUX_TRY(strux_realloc_array(&b->data, cap, 1));
         b->cap = cap;
     }
-    if (bytes) memcpy(b->data + b->n, src, bytes);
+    if (bytes && src)
+        memcpy(b->data + b->n, src, bytes);
+    else if (bytes)
+        memset(b->data + b->n, 0, bytes);
     b->n += bytes;
     return STRUX_OK;
 }

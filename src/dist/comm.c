@@ -9,10 +9,10 @@
 #include <string.h>
 
 struct strux_comm {
-    MPI_Comm comm;   /* duplicate of MPI_COMM_WORLD with MPI_ERRORS_RETURN */
+    MPI_Comm comm; /* duplicate of MPI_COMM_WORLD with MPI_ERRORS_RETURN */
     int rank, size;
     int we_initialised; /* MPI_Init was called here, so finalize calls MPI_Finalize */
-    double seconds;  /* time inside collectives */
+    double seconds;     /* time inside collectives */
 };
 
 static strux_status mpi_error(int rc, const char *what, const char *file, int line,
@@ -107,8 +107,8 @@ static strux_status allreduce(strux_comm *c, void *buf, int64_t n, MPI_Datatype 
     double t0 = strux_time_now();
     for (int64_t o = 0; o < n; o += CHUNK) {
         int64_t k = n - o < CHUNK ? n - o : CHUNK;
-        MPI_TRY(MPI_Allreduce(MPI_IN_PLACE, (char *)buf + o * (int64_t)esz, (int)k, type, op,
-                              c->comm));
+        MPI_TRY(
+            MPI_Allreduce(MPI_IN_PLACE, (char *)buf + o * (int64_t)esz, (int)k, type, op, c->comm));
     }
     c->seconds += strux_time_now() - t0;
     return STRUX_OK;
@@ -172,7 +172,8 @@ strux_status strux_comm_gather_bytes(strux_comm *c, const void *buf, size_t byte
     /* every rank enters the Gatherv; after a root-side failure the root receives nothing and its
      * status reaches the others at the caller's next strux_comm_agree */
     if (st != STRUX_OK && counts)
-        for (int r = 0; r < c->size; r++) counts[r] = displs[r] = 0;
+        for (int r = 0; r < c->size; r++)
+            counts[r] = displs[r] = 0;
     char dummy = 0;
     rc = MPI_Gatherv(bytes ? buf : &dummy, mine, MPI_BYTE, st == STRUX_OK ? *out : NULL, counts,
                      displs, MPI_BYTE, root, c->comm);
@@ -182,6 +183,53 @@ strux_status strux_comm_gather_bytes(strux_comm *c, const void *buf, size_t byte
     strux_free(&displs);
     if (st != STRUX_OK) strux_free(out);
     *n_out = st == STRUX_OK && c->rank == root ? total : 0;
+    c->seconds += strux_time_now() - t0;
+    return st;
+}
+
+#define COLLECT_TAG 7 /* point-to-point tag of strux_comm_collect */
+
+static strux_status transfer(strux_comm *c, char *data, size_t n, int peer)
+{
+    for (size_t o = 0; o < n; o += (size_t)CHUNK) {
+        int k = (int)(n - o < (size_t)CHUNK ? n - o : (size_t)CHUNK);
+        if (c->rank == 0)
+            MPI_TRY(MPI_Recv(data + o, k, MPI_BYTE, peer, COLLECT_TAG, c->comm, MPI_STATUS_IGNORE));
+        else
+            MPI_TRY(MPI_Send(data + o, k, MPI_BYTE, 0, COLLECT_TAG, c->comm));
+    }
+    return STRUX_OK;
+}
+
+/* Sizes first (so rank 0 can allocate, or refuse, before any bulk transfer), then every rank's
+ * bytes in rank order through one reused buffer. */
+strux_status strux_comm_collect(strux_comm *c, const void *data, size_t n, strux_bytes_sink sink,
+                                void *ctx)
+{
+    double t0 = strux_time_now();
+    uint64_t mine = n, *sizes = NULL, largest = 0;
+    char *buf = NULL;
+    strux_status st = STRUX_OK;
+    if (c->rank == 0) st = strux_alloc_array(&sizes, (size_t)c->size, sizeof *sizes);
+    MPI_TRY(MPI_Gather(&mine, 1, MPI_UINT64_T, sizes, 1, MPI_UINT64_T, 0, c->comm));
+    for (int r = 1; c->rank == 0 && st == STRUX_OK && r < c->size; r++)
+        if (sizes[r] > largest) largest = sizes[r];
+    if (c->rank == 0 && st == STRUX_OK) st = strux_alloc(&buf, (size_t)largest);
+    int go = st == STRUX_OK;
+    MPI_TRY(MPI_Bcast(&go, 1, MPI_INT, 0, c->comm));
+    if (go && c->rank != 0) st = transfer(c, (char *)data, n, 0);
+    for (int r = 0; go && c->rank == 0 && r < c->size; r++) {
+        if (r > 0) {
+            strux_status rs = transfer(c, buf, (size_t)sizes[r], r);
+            if (rs != STRUX_OK) {
+                st = rs;
+                break; /* an MPI failure: the stream is broken */
+            }
+        }
+        if (st == STRUX_OK) st = sink(ctx, r, r > 0 ? buf : data, r > 0 ? (size_t)sizes[r] : n);
+    }
+    strux_free(&buf);
+    strux_free(&sizes);
     c->seconds += strux_time_now() - t0;
     return st;
 }

@@ -59,10 +59,9 @@ strux_status strux_metrics_open(const char *path, int append, strux_metrics **ou
     return STRUX_OK;
 }
 
-strux_status strux_metrics_write_row(strux_metrics *m, const strux_curve *c)
+static strux_status write_row(strux_metrics *m, const strux_curve *c, int64_t r)
 {
-    STRUX_CHECK(c->n_rows > 0, STRUX_ERR_INTERNAL, "empty curve");
-    const double *row = c->v + (c->n_rows - 1) * c->n_cols;
+    const double *row = c->v + r * c->n_cols;
     fputc('{', m->f);
     for (int k = 0; k < c->n_cols; k++) {
         double v = row[k];
@@ -76,6 +75,19 @@ strux_status strux_metrics_write_row(strux_metrics *m, const strux_curve *c)
     }
     fputs("}\n", m->f);
     STRUX_CHECK(fflush(m->f) == 0 && !ferror(m->f), STRUX_ERR_IO, "%s: write failed", m->path);
+    return STRUX_OK;
+}
+
+strux_status strux_metrics_write_row(strux_metrics *m, const strux_curve *c)
+{
+    STRUX_CHECK(c->n_rows > 0, STRUX_ERR_INTERNAL, "empty curve");
+    return write_row(m, c, c->n_rows - 1);
+}
+
+strux_status strux_metrics_write_all(strux_metrics *m, const strux_curve *c)
+{
+    for (int64_t r = 0; r < c->n_rows; r++)
+        STRUX_TRY(write_row(m, c, r));
     return STRUX_OK;
 }
 

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #define H5FAIL(file, what, name)                                                                   \
-    strux_error_set(STRUX_ERR_IO, __FILE__, __LINE__, __func__, "%s: cannot %s '%s'", file, what, \
+    strux_error_set(STRUX_ERR_IO, __FILE__, __LINE__, __func__, "%s: cannot %s '%s'", file, what,  \
                     name)
 
 void h5_quiet(void)
@@ -15,16 +15,19 @@ void h5_quiet(void)
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
 }
 
-strux_status h5_create_atomic(const char *path, h5_body_fn body, const void *ctx)
+strux_status h5_create_temp(const char *path, char *tmp, size_t n, hid_t *f)
 {
-    char tmp[4200];
-    strux_io_temp_name(path, tmp, sizeof tmp);
+    strux_io_temp_name(path, tmp, n);
     STRUX_TRY(strux_io_make_parent(path));
     h5_quiet();
-    hid_t f = H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
-    STRUX_CHECK(f >= 0, STRUX_ERR_IO,
+    *f = H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    STRUX_CHECK(*f >= 0, STRUX_ERR_IO,
                 "%s: cannot create the file (is the directory there and writable?)", path);
-    strux_status st = body(f, path, ctx);
+    return STRUX_OK;
+}
+
+strux_status h5_finish_temp(hid_t f, const char *tmp, const char *path, strux_status st)
+{
     if (H5Fclose(f) < 0 && st == STRUX_OK)
         st = strux_error_set(STRUX_ERR_IO, __FILE__, __LINE__, __func__, "%s: close failed", path);
     if (st != STRUX_OK) {
@@ -32,6 +35,14 @@ strux_status h5_create_atomic(const char *path, h5_body_fn body, const void *ctx
         return strux_error_frame(st, __FILE__, __LINE__, __func__);
     }
     return strux_io_commit(tmp, path);
+}
+
+strux_status h5_create_atomic(const char *path, h5_body_fn body, const void *ctx)
+{
+    char tmp[4200];
+    hid_t f;
+    STRUX_TRY(h5_create_temp(path, tmp, sizeof tmp, &f));
+    return h5_finish_temp(f, tmp, path, body(f, path, ctx));
 }
 
 static hid_t vlen_str_type(void)
@@ -140,7 +151,8 @@ strux_status h5_write(hid_t loc, const char *name, hid_t type, int rank, const h
     hid_t sp = H5Screate_simple(rank, dims, NULL);
     hid_t pl = H5Pcreate(H5P_DATASET_CREATE);
     hsize_t n = 1, chunk[2];
-    for (int k = 0; k < rank; k++) n *= dims[k];
+    for (int k = 0; k < rank; k++)
+        n *= dims[k];
     if (n >= 4096) { /* chunked + deflate for large arrays; chunks of at most ~1 MiB */
         chunk[0] = dims[0];
         if (rank == 2) chunk[1] = dims[1];
@@ -156,6 +168,19 @@ strux_status h5_write(hid_t loc, const char *name, hid_t type, int rank, const h
     herr_t rc = d < 0 ? -1 : (n ? H5Dwrite(d, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) : 0);
     if (d >= 0) H5Dclose(d);
     H5Pclose(pl);
+    H5Sclose(sp);
+    return rc < 0 ? H5FAIL(file, "write dataset", name) : STRUX_OK;
+}
+
+strux_status h5_write_bytes(hid_t loc, const char *name, const void *data, size_t n,
+                            const char *file)
+{
+    hsize_t dims = (hsize_t)n;
+    hid_t sp = H5Screate_simple(1, &dims, NULL);
+    hid_t d = H5Dcreate2(loc, name, H5T_NATIVE_UINT8, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    herr_t rc =
+        d < 0 ? -1 : (n ? H5Dwrite(d, H5T_NATIVE_UINT8, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) : 0);
+    if (d >= 0) H5Dclose(d);
     H5Sclose(sp);
     return rc < 0 ? H5FAIL(file, "write dataset", name) : STRUX_OK;
 }
@@ -233,7 +258,8 @@ strux_status h5_write_str_array(hid_t loc, const char *name, char *const *v, int
 {
     const char **w = NULL;
     STRUX_TRY(strux_alloc_array(&w, (size_t)n, sizeof *w));
-    for (int64_t k = 0; k < n; k++) w[k] = v[k] ? v[k] : "";
+    for (int64_t k = 0; k < n; k++)
+        w[k] = v[k] ? v[k] : "";
     hid_t t = vlen_str_type();
     hsize_t dims = (hsize_t)n;
     hid_t sp = H5Screate_simple(1, &dims, NULL);

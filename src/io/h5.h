@@ -15,6 +15,14 @@ void h5_quiet(void);
  * in path's directory, which is renamed to path on success and removed on any failure. */
 typedef strux_status (*h5_body_fn)(hid_t f, const char *path, const void *ctx);
 strux_status h5_create_atomic(const char *path, h5_body_fn body, const void *ctx);
+/* The two halves of h5_create_atomic, for writers that fill a file across several calls: create
+ * path's temporary file (its name into tmp), and close it, then rename it into place when st is
+ * STRUX_OK or remove it otherwise (returns st, or the close/rename failure). */
+strux_status h5_create_temp(const char *path, char *tmp, size_t n, hid_t *f);
+strux_status h5_finish_temp(hid_t f, const char *tmp, const char *path, strux_status st);
+/* The model file's content (docs/model-format.md), shared by models and checkpoints. */
+strux_status h5_model_write(hid_t f, const char *path, const strux_model *m,
+                            const strux_model_info *info);
 
 strux_status h5_attr_str(hid_t loc, const char *name, const char *value, const char *file);
 strux_status h5_attr_i64(hid_t loc, const char *name, int64_t value, const char *file);
@@ -28,6 +36,9 @@ int h5_has(hid_t loc, const char *name);
 /* Dataset of given rank (1 or 2) and native type, optionally gzip-compressed in chunks. */
 strux_status h5_write(hid_t loc, const char *name, hid_t type, int rank, const hsize_t *dims,
                       const void *data, const char *file);
+/* Contiguous, unfiltered 1-D byte dataset (opaque state that does not compress). */
+strux_status h5_write_bytes(hid_t loc, const char *name, const void *data, size_t n,
+                            const char *file);
 /* Dimensions of a dataset (rank ≤ 2). */
 strux_status h5_dims(hid_t loc, const char *name, int *rank, hsize_t *dims, const char *file);
 /* Read elements [offset, offset + count) of a 1-D dataset, or a whole dataset (count < 0). */

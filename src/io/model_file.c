@@ -16,8 +16,8 @@ void strux_model_info_free(strux_model_info *info)
     strux_curve_free(&info->curve);
 }
 
-static strux_status write_body(hid_t f, const char *path, const strux_model *m,
-                               const strux_model_info *info)
+strux_status h5_model_write(hid_t f, const char *path, const strux_model *m,
+                            const strux_model_info *info)
 {
     STRUX_TRY(h5_attr_str(f, "format", MODEL_FORMAT, path));
     STRUX_TRY(h5_attr_i64(f, "format_version", MODEL_FORMAT_VERSION, path));
@@ -71,7 +71,7 @@ typedef struct model_and_info {
 static strux_status write_model(hid_t f, const char *path, const void *ctx)
 {
     const model_and_info *mi = ctx;
-    return write_body(f, path, mi->m, mi->info);
+    return h5_model_write(f, path, mi->m, mi->info);
 }
 
 strux_status strux_io_model_save(const char *path, const strux_model *m,

@@ -24,7 +24,7 @@ typedef struct angle {
 } angle;
 
 typedef struct angular_data {
-    angle *q;             /* queue storage: priority heap or FIFO array */
+    angle *q; /* queue storage: priority heap or FIFO array */
     int64_t q_cap;
     int fifo;
     strux_label_pool cache; /* n_local × cache_size labels */
@@ -81,7 +81,8 @@ static double queue_max_ub(const queue *Q)
     if (queue_empty(Q)) return -INFINITY;
     if (!Q->fifo) return Q->a[0].ub;
     double m = -INFINITY;
-    for (int64_t k = Q->head; k < Q->n; k++) m = fmax(m, Q->a[k].ub);
+    for (int64_t k = Q->head; k < Q->n; k++)
+        m = fmax(m, Q->a[k].ub);
     return m;
 }
 

@@ -15,10 +15,10 @@
 
 #include <math.h>
 
-#define HULL_DELTA 1e-9   /* weight of h in the λ = ∞ direction (δ, 1): ties go to larger h */
+#define HULL_DELTA 1e-9     /* weight of h in the λ = ∞ direction (δ, 1): ties go to larger h */
 #define HULL_TERM_TOL 1e-12 /* relative slack of the "nothing better than S" termination test */
 #define HULL_GOLDEN_ITERS 80 /* golden-section steps on [0, 1]: 0.618^80 ≈ 2e-17 */
-#define HULL_WARM_MAX 8   /* chain vertices remembered per example */
+#define HULL_WARM_MAX 8      /* chain vertices remembered per example */
 
 typedef struct hull_vertex {
     strux_point p;
@@ -26,15 +26,15 @@ typedef struct hull_vertex {
 } hull_vertex;
 
 typedef struct hull_data {
-    int64_t cap;            /* vertices S may hold */
-    hull_vertex *S;         /* the chain, n_S of cap */
-    hull_vertex *tmp;       /* scratch of cap entries for pruning */
+    int64_t cap;      /* vertices S may hold */
+    hull_vertex *S;   /* the chain, n_S of cap */
+    hull_vertex *tmp; /* scratch of cap entries for pruning */
     int32_t n_S;
-    strux_label_pool work;  /* labels of S */
+    strux_label_pool work; /* labels of S */
     char *slot_used;
-    strux_label_pool ban;   /* ban list of the integral recovery */
+    strux_label_pool ban; /* ban list of the integral recovery */
     int32_t n_ban;
-    strux_label_pool warm;  /* n_local × HULL_WARM_MAX vertices of the previous visit */
+    strux_label_pool warm; /* n_local × HULL_WARM_MAX vertices of the previous visit */
     int32_t *n_warm;
     int integral;
 } hull_data;
@@ -125,7 +125,8 @@ static void hull_prune(hull_data *d)
         else
             d->slot_used[v.slot] = 0;
     }
-    for (int32_t k = 0; k < m; k++) d->S[k] = d->tmp[k];
+    for (int32_t k = 0; k < m; k++)
+        d->S[k] = d->tmp[k];
     d->n_S = m;
 }
 
@@ -194,7 +195,8 @@ static strux_status hull_search(strux_search *s, strux_task *t, const strux_pot 
     const strux_surrogate *u = &s->u;
     const int64_t i = pot->i;
     d->n_S = 0;
-    for (int64_t k = 0; k < d->cap; k++) d->slot_used[k] = 0;
+    for (int64_t k = 0; k < d->cap; k++)
+        d->slot_used[k] = 0;
     strux_point p;
     if (!is_banned(d, truth)) {
         strux_plane_eval(s, t, pot, truth, truth, &p);
@@ -284,13 +286,12 @@ static strux_status hull_run(strux_search *s, strux_task *t, const strux_pot *po
     int32_t ta, tb;
     double mix, psi, ub_hg = INFINITY;
     int exact;
-    STRUX_TRY(hull_search(s, t, pot, truth, s->opt.warm_start, &ta, &tb, &mix, &psi, &exact,
-                          &ub_hg));
+    STRUX_TRY(
+        hull_search(s, t, pot, truth, s->opt.warm_start, &ta, &tb, &mix, &psi, &exact, &ub_hg));
     if (s->opt.warm_start) STRUX_TRY(hull_remember(d, truth, pot->i, ta));
     if (!d->integral) {
         double ub = exact ? psi : ub_hg;
-        if (tb < 0)
-            return strux_search_answer(s, &d->work.slot[d->S[ta].slot], &d->S[ta].p, ub, r);
+        if (tb < 0) return strux_search_answer(s, &d->work.slot[d->S[ta].slot], &d->S[ta].p, ub, r);
         return strux_search_answer_mix(s, &d->work.slot[d->S[ta].slot], &d->S[ta].p,
                                        &d->work.slot[d->S[tb].slot], &d->S[tb].p, mix, ub, r);
     }

@@ -25,7 +25,8 @@ strux_status strux_search_create_margin(const strux_search_options *opt, const s
     (void)t, (void)ds;
     STRUX_CHECK(strcmp(s->u.name, "margin") == 0, STRUX_ERR_CONFIG,
                 "surrogate.search = margin answers only surrogate.type = margin (got '%s'); "
-                "use convex_hull or auto", opt->type);
+                "use convex_hull or auto",
+                opt->type);
     s->ops = &margin_ops;
     return STRUX_OK;
 }

@@ -122,8 +122,8 @@ strux_status strux_search_offer(strux_search *s, const strux_label *y, const str
 }
 
 strux_status strux_search_start_slack(strux_search *s, strux_task *t, const strux_pot *pot,
-                                      const strux_label *truth, double *phi_best,
-                                      strux_point *best, double *lambda_c)
+                                      const strux_label *truth, double *phi_best, strux_point *best,
+                                      double *lambda_c)
 {
     strux_plane_begin(s, t, truth);
     strux_plane_eval(s, t, pot, truth, truth, best);

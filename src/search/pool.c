@@ -13,8 +13,8 @@ strux_status strux_label_pool_create(strux_label_pool *p, int64_t n, const strux
     strux_label_free(&proto);
     size_t slots = (size_t)(n > 0 ? n : 1);
     STRUX_TRY(strux_alloc_array(&p->slot, slots, sizeof *p->slot));
-    STRUX_TRY(strux_alloc_array(&p->y_block, slots * (size_t)(cap > 0 ? cap : 1),
-                                sizeof *p->y_block));
+    STRUX_TRY(
+        strux_alloc_array(&p->y_block, slots * (size_t)(cap > 0 ? cap : 1), sizeof *p->y_block));
     if (mu_cap > 0)
         STRUX_TRY(strux_alloc_array(&p->mu_block, slots * (size_t)mu_cap, sizeof *p->mu_block));
     for (int64_t k = 0; k < n; k++) {
@@ -55,14 +55,17 @@ strux_status strux_label_pool_load(strux_label_pool *p, strux_blob *b)
     STRUX_TRY(strux_blob_get(b, &n, sizeof n, "label pool size"));
     STRUX_CHECK(n == p->n, STRUX_ERR_INPUT,
                 "checkpoint holds %lld remembered labels where this run keeps %lld (a different "
-                "data shard or search setting)", (long long)n, (long long)p->n);
+                "data shard or search setting)",
+                (long long)n, (long long)p->n);
     for (int64_t k = 0; k < n; k++) {
         strux_label *y = &p->slot[k];
         STRUX_TRY(strux_blob_get(b, &y->n, sizeof y->n, "label"));
         STRUX_TRY(strux_blob_get(b, &y->n_mu, sizeof y->n_mu, "label"));
         STRUX_CHECK(y->n >= 0 && y->n <= y->cap && y->n_mu >= 0 && y->n_mu <= y->mu_cap,
-                    STRUX_ERR_INPUT, "checkpoint label of %d parts and %lld marginals does not "
-                    "fit this run's labels", y->n, (long long)y->n_mu);
+                    STRUX_ERR_INPUT,
+                    "checkpoint label of %d parts and %lld marginals does not "
+                    "fit this run's labels",
+                    y->n, (long long)y->n_mu);
         STRUX_TRY(strux_blob_get(b, y->y, (size_t)y->n * sizeof *y->y, "label"));
         STRUX_TRY(strux_blob_get(b, y->mu, (size_t)y->n_mu * sizeof *y->mu, "label"));
     }

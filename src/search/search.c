@@ -31,31 +31,31 @@ const strux_opt_spec strux_search_opt_specs[] = {
      "true", 0, 0, NULL, "surrogate.type=probloss",
      "ProbLoss convex extension: tangent continuation L + sqrt(L)·m for m > 0 (§1.5, A21); "
      "false: the raw ProbLoss 2L·Φ_N(m / sqrt(2L/π))"},
-    {"surrogate.integral", STRUX_OPT_BOOL, offsetof(strux_search_options, integral), "false", 0,
-     0, NULL, "surrogate.search=convex_hull|auto",
+    {"surrogate.integral", STRUX_OPT_BOOL, offsetof(strux_search_options, integral), "false", 0, 0,
+     NULL, "surrogate.search=convex_hull|auto",
      "convex_hull: recover an integral label with ban-list oracle calls (§3.8) instead of "
      "answering with the fractional optimum over the hull (a mixture of two labels, §1.8)"},
-    {"surrogate.eps", STRUX_OPT_DOUBLE, offsetof(strux_search_options, eps), "1e-3", 0, 0.5,
-     NULL, SLACK_ONLY,
+    {"surrogate.eps", STRUX_OPT_DOUBLE, offsetof(strux_search_options, eps), "1e-3", 0, 0.5, NULL,
+     SLACK_ONLY,
      "stop once the best value found is ≥ (1 − eps) times the certified upper bound "
      "(K(λ)²/4λ, §3.1 Lemma 5; the paper's 0.999 stop for angular, A7); 0: run to exactness"},
-    {"surrogate.tol", STRUX_OPT_DOUBLE, offsetof(strux_search_options, tol), "1e-3", 1e-12, 1,
-     NULL, "surrogate.search=sarawagi|binary|bisect",
+    {"surrogate.tol", STRUX_OPT_DOUBLE, offsetof(strux_search_options, tol), "1e-3", 1e-12, 1, NULL,
+     "surrogate.search=sarawagi|binary|bisect",
      "stop when the λ interval is relatively narrower than this (§3.2-3.4)"},
-    {"surrogate.max_calls", STRUX_OPT_INT, offsetof(strux_search_options, max_calls), "100", 1,
-     1e6, NULL, "surrogate.search=sarawagi|binary|bisect|angular|convex_hull|auto",
+    {"surrogate.max_calls", STRUX_OPT_INT, offsetof(strux_search_options, max_calls), "100", 1, 1e6,
+     NULL, "surrogate.search=sarawagi|binary|bisect|angular|convex_hull|auto",
      "oracle calls per search at most (A9 call cap); the answer is then the best label found "
      "and the reported bound stays certified"},
-    {"surrogate.queue", STRUX_OPT_CHOICE, offsetof(strux_search_options, queue), "priority", 0,
-     0, "priority|fifo", "surrogate.search=angular|auto",
+    {"surrogate.queue", STRUX_OPT_CHOICE, offsetof(strux_search_options, queue), "priority", 0, 0,
+     "priority|fifo", "surrogate.search=angular|auto",
      "angular search order: priority (largest bound first, §3.6) or fifo (breadth first, the "
      "order of the Theorem-4 rate, A5)"},
     {"surrogate.cache", STRUX_OPT_INT, offsetof(strux_search_options, cache), "4", 0, 64, NULL,
      "surrogate.search=angular|auto",
      "angular: most violating labels remembered per example and re-scored before each search "
      "(the label cache of §3.6); 0: none"},
-    {"surrogate.warm_start", STRUX_OPT_BOOL, offsetof(strux_search_options, warm_start), "true",
-     0, 0, NULL, "surrogate.search=angular|bisect|convex_hull|auto",
+    {"surrogate.warm_start", STRUX_OPT_BOOL, offsetof(strux_search_options, warm_start), "true", 0,
+     0, NULL, "surrogate.search=angular|bisect|convex_hull|auto",
      "start from the previous visit of the example: its best λ (bisect, §3.4), its hull "
      "vertices pruned to their upper-right chain (convex_hull, §3.7), or the tangent weight "
      "h/g of its best cached label as the root weight λ0 instead of Ĥ/Ĝ (angular, needs "
@@ -87,7 +87,8 @@ strux_status strux_search_create(const strux_search_options *opt, const strux_ta
     STRUX_TRY(strux_surrogate_lookup(opt, &u));
     const char *name = strcmp(opt->search, "auto") == 0 ? u.default_search : opt->search;
     const strux_search_entry *e = strux_search_registry;
-    while (e->name && strcmp(e->name, name) != 0) e++;
+    while (e->name && strcmp(e->name, name) != 0)
+        e++;
     STRUX_CHECK(e->name, STRUX_ERR_CONFIG, "surrogate.search = '%s' is unknown; valid: auto, %s",
                 name, search_names());
     strux_search *s;

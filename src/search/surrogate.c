@@ -149,7 +149,8 @@ strux_status strux_surrogate_lookup(const strux_search_options *opt, strux_surro
             STRUX_CHECK(strcmp(u->name, "beta") != 0 || (opt->beta >= 0 && opt->beta <= 1),
                         STRUX_ERR_CONFIG,
                         "surrogate.beta = %g is outside [0, 1] (β-scaling is quasi-concave only "
-                        "there, slack_bicriteria.md §1.4)", opt->beta);
+                        "there, slack_bicriteria.md §1.4)",
+                        opt->beta);
             return STRUX_OK;
         }
     return strux_error_set(STRUX_ERR_CONFIG, __FILE__, __LINE__, __func__,

@@ -14,29 +14,29 @@
 #include <math.h>
 #include <string.h>
 
-#define SMO_TOL 1e-12       /* stop when the best pair's gradient gap is below this (loss units) */
-#define SMO_MAX_STEPS 1000  /* SMO steps per block visit at most */
+#define SMO_TOL 1e-12      /* stop when the best pair's gradient gap is below this (loss units) */
+#define SMO_MAX_STEPS 1000 /* SMO steps per block visit at most */
 
 typedef struct plane {
-    int64_t at;    /* first entry in the pool */
-    int32_t nnz;   /* entries */
-    double beta;   /* intercept β */
-    double alpha;  /* weight α_ip ∈ [0, 1] */
-    int64_t used;  /* last round in which it had weight or was added */
+    int64_t at;   /* first entry in the pool */
+    int32_t nnz;  /* entries */
+    double beta;  /* intercept β */
+    double alpha; /* weight α_ip ∈ [0, 1] */
+    int64_t used; /* last round in which it had weight or was added */
 } plane;
 
 typedef struct cp_data {
-    int64_t P;          /* planes per example at most */
-    plane *W;           /* n_local × P */
-    int32_t *n_W;       /* planes of each example */
-    int32_t *idx;       /* pool: block coefficient indices */
-    double *val;        /* pool: values */
+    int64_t P;    /* planes per example at most */
+    plane *W;     /* n_local × P */
+    int32_t *n_W; /* planes of each example */
+    int32_t *idx; /* pool: block coefficient indices */
+    double *val;  /* pool: values */
     int64_t pool_n, pool_cap;
-    double *V;          /* P × p_max: the visited block's planes, dense */
-    double *Y;          /* p_max: B^T B v */
-    double *M;          /* (P+1)²: plane Gram (B v_p)·(B v_q) */
-    double *G;          /* P: β_p + v_p·wl */
-    double *dalpha;     /* P: change of α in this visit */
+    double *V;      /* P × p_max: the visited block's planes, dense */
+    double *Y;      /* p_max: B^T B v */
+    double *M;      /* (P+1)²: plane Gram (B v_p)·(B v_q) */
+    double *G;      /* P: β_p + v_p·wl */
+    double *dalpha; /* P: change of α in this visit */
 } cp_data;
 
 static strux_status cp_setup(strux_solver *s, dual_data *d)
@@ -65,7 +65,8 @@ static strux_status pool_reserve(cp_data *m, int64_t more)
 {
     if (m->pool_n + more <= m->pool_cap) return STRUX_OK;
     int64_t cap = m->pool_cap;
-    while (cap < m->pool_n + more) cap *= 2;
+    while (cap < m->pool_n + more)
+        cap *= 2;
     STRUX_TRY(strux_realloc_array(&m->idx, (size_t)cap, sizeof *m->idx));
     STRUX_TRY(strux_realloc_array(&m->val, (size_t)cap, sizeof *m->val));
     m->pool_cap = cap;
@@ -77,7 +78,8 @@ static strux_status plane_add(cp_data *m, int64_t i, const double *a, int64_t p,
                               int64_t round)
 {
     int32_t nnz = 0;
-    for (int64_t j = 0; j < p; j++) nnz += a[j] != 0;
+    for (int64_t j = 0; j < p; j++)
+        nnz += a[j] != 0;
     STRUX_TRY(pool_reserve(m, nnz));
     plane *w = &m->W[i * m->P + m->n_W[i]++];
     *w = (plane){.at = m->pool_n, .nnz = nnz, .beta = beta, .used = round};
@@ -92,13 +94,15 @@ static strux_status plane_add(cp_data *m, int64_t i, const double *a, int64_t p,
 /* dst += scale·v_p (dense block vector). */
 static void plane_axpy(const cp_data *m, const plane *w, double scale, double *dst)
 {
-    for (int64_t e = w->at; e < w->at + w->nnz; e++) dst[m->idx[e]] += scale * m->val[e];
+    for (int64_t e = w->at; e < w->at + w->nnz; e++)
+        dst[m->idx[e]] += scale * m->val[e];
 }
 
 static double plane_dot(const cp_data *m, const plane *w, const double *u)
 {
     double sum = 0;
-    for (int64_t e = w->at; e < w->at + w->nnz; e++) sum += m->val[e] * u[m->idx[e]];
+    for (int64_t e = w->at; e < w->at + w->nnz; e++)
+        sum += m->val[e] * u[m->idx[e]];
     return sum;
 }
 
@@ -133,7 +137,8 @@ static void block_optimise(strux_solver *s, dual_data *d, cp_data *m, int64_t i,
     /* dense planes, their Gram matrix M (index np is the zero plane) and gradients G */
     int64_t Mn = np + 1;
     memset(m->V, 0, (size_t)(np * bs.p) * sizeof *m->V);
-    for (int32_t p = 0; p < np; p++) plane_axpy(m, &W[p], 1.0, m->V + p * bs.p);
+    for (int32_t p = 0; p < np; p++)
+        plane_axpy(m, &W[p], 1.0, m->V + p * bs.p);
     for (int32_t p = 0; p < np; p++) {
         strux_block_gram_apply(&bs, d->X, m->V + p * bs.p, m->Y);
         for (int32_t q = 0; q <= p; q++)
@@ -144,7 +149,8 @@ static void block_optimise(strux_solver *s, dual_data *d, cp_data *m, int64_t i,
     }
     m->M[np * Mn + np] = 0;
     double alpha0 = 1, kappa_scale = d->sigma / (d->lambda * d->n);
-    for (int32_t p = 0; p < np; p++) alpha0 -= W[p].alpha;
+    for (int32_t p = 0; p < np; p++)
+        alpha0 -= W[p].alpha;
     if (alpha0 < 0) alpha0 = 0;
     for (int step = 0; step < SMO_MAX_STEPS; step++) {
         /* up: largest gradient; down: smallest gradient with weight (np: the zero plane, G = 0) */
@@ -155,13 +161,19 @@ static void block_optimise(strux_solver *s, dual_data *d, cp_data *m, int64_t i,
             if (W[p].alpha > 0 && m->G[p] < G_dn) dn = p, G_dn = m->G[p];
         }
         if (dn < 0 || up == dn || G_up - G_dn <= SMO_TOL) break;
-        double kappa = kappa_scale * (m->M[up * Mn + up] + m->M[dn * Mn + dn] -
-                                      2 * m->M[up * Mn + dn]);
+        double kappa =
+            kappa_scale * (m->M[up * Mn + up] + m->M[dn * Mn + dn] - 2 * m->M[up * Mn + dn]);
         double a_dn = dn == np ? alpha0 : W[dn].alpha;
         double delta = kappa > 0 ? (G_up - G_dn) / kappa : a_dn;
         if (delta > a_dn) delta = a_dn;
-        if (up == np) alpha0 += delta; else W[up].alpha += delta, m->dalpha[up] += delta;
-        if (dn == np) alpha0 -= delta; else W[dn].alpha -= delta, m->dalpha[dn] -= delta;
+        if (up == np)
+            alpha0 += delta;
+        else
+            W[up].alpha += delta, m->dalpha[up] += delta;
+        if (dn == np)
+            alpha0 -= delta;
+        else
+            W[dn].alpha -= delta, m->dalpha[dn] -= delta;
         for (int32_t r = 0; r < np; r++) /* G_r = β_r + v_r·wl after wl += σ′·B·Δc */
             m->G[r] -= kappa_scale * delta * (m->M[r * Mn + up] - m->M[r * Mn + dn]);
     }
@@ -227,7 +239,8 @@ static strux_status compact(const strux_solver *s, cp_data *m)
 {
     int64_t live = 0, n = s->ds->n_local;
     for (int64_t i = 0; i < n; i++)
-        for (int32_t p = 0; p < m->n_W[i]; p++) live += m->W[i * m->P + p].nnz;
+        for (int32_t p = 0; p < m->n_W[i]; p++)
+            live += m->W[i * m->P + p].nnz;
     if (m->pool_n <= 2 * live + 1024) return STRUX_OK;
     int32_t *idx;
     double *val;
@@ -292,8 +305,8 @@ static strux_status cp_load(strux_solver *s, dual_data *d, strux_blob *b)
         int64_t p_i = d->off[i + 1] - d->off[i];
         STRUX_TRY(strux_blob_get(b, &m->n_W[i], sizeof m->n_W[i], "working set"));
         STRUX_CHECK(m->n_W[i] >= 0 && m->n_W[i] <= m->P, STRUX_ERR_INPUT,
-                    "checkpoint working set of %d planes; solver.cp_max_planes is %lld",
-                    m->n_W[i], (long long)m->P);
+                    "checkpoint working set of %d planes; solver.cp_max_planes is %lld", m->n_W[i],
+                    (long long)m->P);
         for (int32_t p = 0; p < m->n_W[i]; p++) {
             plane *w = &m->W[i * m->P + p];
             STRUX_TRY(strux_blob_get(b, w, sizeof *w, "plane"));

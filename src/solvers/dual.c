@@ -78,7 +78,8 @@ strux_status strux_dual_block_step(strux_solver *s, dual_data *d, int64_t i,
     memset(dir, 0, (size_t)bs.p * sizeof *dir);
     STRUX_TRY(strux_search_block_add(r, s->task, ds, i, &d->truth, -1.0 / (d->lambda * d->n), dir));
     double b_s = strux_search_intercept(r) / d->n;
-    for (int64_t j = 0; j < bs.p; j++) dir[j] -= ci[j];
+    for (int64_t j = 0; j < bs.p; j++)
+        dir[j] -= ci[j];
     /* block gap λ(w_i − w_s)·w − b_i + b_s, with B_i^T·wl the leading potentials */
     double gap = -d->lambda * strux_dot(bs.p, dir, d->pot.s) + (b_s - d->b[i]);
     strux_task_block_gram(ds, &bs, i, d->X);
@@ -115,14 +116,14 @@ static strux_status sync_round(strux_solver *s, dual_data *d)
 {
     int64_t n_w = d->w->n_w;
     double *dw = d->wl->w;
-    for (int64_t k = 0; k < n_w; k++) dw[k] = (dw[k] - d->w->w[k]) / d->sigma;
+    for (int64_t k = 0; k < n_w; k++)
+        dw[k] = (dw[k] - d->w->w[k]) / d->sigma;
     STRUX_TRY(strux_comm_allreduce_sum(s->comm, dw, n_w));
     strux_axpy(n_w, 1.0, dw, d->w->w);
     memcpy(dw, d->w->w, (size_t)n_w * sizeof *dw);
     for (int64_t k = 0; k < n_w; k++)
-        STRUX_CHECK(isfinite(d->w->w[k]), STRUX_ERR_NUMERIC,
-                    "weight %lld is %g after epoch %lld", (long long)k, d->w->w[k],
-                    (long long)s->epoch + 1);
+        STRUX_CHECK(isfinite(d->w->w[k]), STRUX_ERR_NUMERIC, "weight %lld is %g after epoch %lld",
+                    (long long)k, d->w->w[k], (long long)s->epoch + 1);
     d->rounds++;
     if (d->w != s->model) { /* w̄ ← (t·w̄ + 2·w)/(t + 2), t = rounds before this one */
         double t = (double)(d->rounds - 1);
@@ -148,7 +149,8 @@ static strux_status dual_certificate(strux_solver *s, strux_certificate *c)
 {
     const dual_data *d = s->data;
     double sum_b = 0;
-    for (int64_t i = 0; i < s->ds->n_local; i++) sum_b += d->b[i];
+    for (int64_t i = 0; i < s->ds->n_local; i++)
+        sum_b += d->b[i];
     STRUX_TRY(strux_comm_allreduce_sum(s->comm, &sum_b, 1));
     c->dual = sum_b - 0.5 * d->lambda * strux_model_norm2(d->w);
     c->gap = c->primal - c->dual;
@@ -180,8 +182,9 @@ static strux_status dual_load(strux_solver *s, strux_blob *b)
     STRUX_TRY(strux_blob_get(b, &n_c, sizeof n_c, "block size"));
     STRUX_CHECK(n == s->ds->n_local && n_c == d->off[n], STRUX_ERR_INPUT,
                 "the checkpoint holds %lld dual blocks of %lld coefficients on this rank, this run "
-                "has %lld of %lld (a different data file or rank count)", (long long)n,
-                (long long)n_c, (long long)s->ds->n_local, (long long)d->off[s->ds->n_local]);
+                "has %lld of %lld (a different data file or rank count)",
+                (long long)n, (long long)n_c, (long long)s->ds->n_local,
+                (long long)d->off[s->ds->n_local]);
     STRUX_TRY(strux_blob_get(b, d->c, (size_t)n_c * sizeof *d->c, "dual blocks"));
     STRUX_TRY(strux_blob_get(b, d->b, (size_t)n * sizeof *d->b, "loss shares"));
     STRUX_TRY(strux_blob_get(b, &d->rounds, sizeof d->rounds, "rounds"));

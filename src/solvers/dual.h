@@ -32,20 +32,20 @@ typedef struct dual_method {
 
 struct dual_data {
     const dual_method *method;
-    void *mdata;            /* the method's own state, owned */
-    int64_t *off;           /* n_local + 1 offsets of the blocks in c */
-    double *c;              /* block coefficients of every local example */
-    double *b;              /* loss shares b_i of the local examples */
-    strux_model *w;         /* the agreed iterate: the solver's model, or its own when averaging */
-    strux_model *wl;        /* this rank's view w + σ′·Δw during a round */
-    double sigma;           /* σ′ = ranks */
-    double lambda, n;       /* λ and the global example count */
-    int64_t rounds;         /* syncs so far (weighted averaging) */
-    int64_t *perm;          /* the global example order of the current pass */
-    strux_pot pot;          /* potentials of the visited example at wl */
+    void *mdata;      /* the method's own state, owned */
+    int64_t *off;     /* n_local + 1 offsets of the blocks in c */
+    double *c;        /* block coefficients of every local example */
+    double *b;        /* loss shares b_i of the local examples */
+    strux_model *w;   /* the agreed iterate: the solver's model, or its own when averaging */
+    strux_model *wl;  /* this rank's view w + σ′·Δw during a round */
+    double sigma;     /* σ′ = ranks */
+    double lambda, n; /* λ and the global example count */
+    int64_t rounds;   /* syncs so far (weighted averaging) */
+    int64_t *perm;    /* the global example order of the current pass */
+    strux_pot pot;    /* potentials of the visited example at wl */
     strux_label truth;
-    double *dir;            /* scratch block vector (p_max) */
-    double *X;              /* Gram matrix of the visited example (S_max²) */
+    double *dir; /* scratch block vector (p_max) */
+    double *X;   /* Gram matrix of the visited example (S_max²) */
 };
 
 /* The solver ops of every dual method: setup, epoch, certificate, save, load, destroy. */

@@ -27,8 +27,8 @@ static strux_status sdca_setup(strux_solver *s, dual_data *d)
     STRUX_TRY(strux_task_truth(s->task, s->ds, 0, &d->truth));
     m->per_part = strcmp(strux_surrogate_name(s->search), "margin") == 0 &&
                   strux_task_hinge_parts(s->task, &d->truth, m->sigma) > 0;
-    strux_log(STRUX_LOG_DEBUG, "sdca: %s", m->per_part ? "one coordinate per binary hinge"
-                                                       : "block steps along oracle corners");
+    strux_log(STRUX_LOG_DEBUG, "sdca: %s",
+              m->per_part ? "one coordinate per binary hinge" : "block steps along oracle corners");
     return STRUX_OK;
 }
 

@@ -15,12 +15,12 @@
 #define SGD_RNG_STREAM 0x5347440000000001ULL /* "SGD": the example-order stream */
 
 typedef struct sgd_data {
-    strux_model *w;     /* the iterate (the model receives it or its epoch average) */
-    double *G;          /* summed subgradient of the current mini-batch, model layout */
-    int64_t *perm;      /* this epoch's order of the global examples */
+    strux_model *w; /* the iterate (the model receives it or its epoch average) */
+    double *G;      /* summed subgradient of the current mini-batch, model layout */
+    int64_t *perm;  /* this epoch's order of the global examples */
     strux_pot pot;
     strux_label truth;
-    int64_t t;          /* steps taken */
+    int64_t t; /* steps taken */
 } sgd_data;
 
 static strux_status sgd_setup(strux_solver *s)

@@ -22,31 +22,38 @@ const strux_opt_spec strux_solver_opt_specs[] = {
     {"solver.epochs", STRUX_OPT_INT, offsetof(strux_solver_options, epochs), "20", 1, 1e9, NULL,
      NULL, "epochs at most (sgd: passes; dual solvers: rounds of solver.local_passes passes)"},
     {"solver.tol", STRUX_OPT_DOUBLE, offsetof(strux_solver_options, tol), "1e-4", 0, 1, NULL,
-     DUAL_SOLVERS, "stop once the duality gap is at most tol times the primal objective "
+     DUAL_SOLVERS,
+     "stop once the duality gap is at most tol times the primal objective "
      "(checked after every epoch); 0: run every epoch"},
-    {"solver.seed", STRUX_OPT_INT, offsetof(strux_solver_options, seed), "1", 0, 9.2e18, NULL,
-     NULL, "seed of every random draw (example order); draws do not depend on the rank count"},
+    {"solver.seed", STRUX_OPT_INT, offsetof(strux_solver_options, seed), "1", 0, 9.2e18, NULL, NULL,
+     "seed of every random draw (example order); draws do not depend on the rank count"},
     {"solver.batch", STRUX_OPT_INT, offsetof(strux_solver_options, batch), "16", 1, 1e9, NULL,
-     "solver.type=sgd", "global mini-batch: examples per step, split over ranks, one allreduce "
+     "solver.type=sgd",
+     "global mini-batch: examples per step, split over ranks, one allreduce "
      "per step"},
-    {"solver.average", STRUX_OPT_BOOL, offsetof(strux_solver_options, average), "true", 0, 0,
-     NULL, "solver.type=sgd", "export the average of the iterates of the current epoch rather "
+    {"solver.average", STRUX_OPT_BOOL, offsetof(strux_solver_options, average), "true", 0, 0, NULL,
+     "solver.type=sgd",
+     "export the average of the iterates of the current epoch rather "
      "than the last iterate"},
     {"solver.local_passes", STRUX_OPT_INT, offsetof(strux_solver_options, local_passes), "1", 1,
-     1e6, NULL, DUAL_SOLVERS, "H: block passes each rank makes over its shard between two "
+     1e6, NULL, DUAL_SOLVERS,
+     "H: block passes each rank makes over its shard between two "
      "allreduces of Δw (CoCoA+ round); with one rank the passes are the serial algorithm's"},
-    {"solver.weighted_average", STRUX_OPT_BOOL,
-     offsetof(strux_solver_options, weighted_average), "false", 0, 0, NULL, "solver.type=bcfw",
+    {"solver.weighted_average", STRUX_OPT_BOOL, offsetof(strux_solver_options, weighted_average),
+     "false", 0, 0, NULL, "solver.type=bcfw",
      "export BCFW's weighted average w̄ ← (t·w̄ + 2·w)/(t + 2) over rounds t (Lacoste-Julien et "
      "al. 2013) instead of the iterate; the gap is then J(w̄) − D"},
     {"solver.cp_eps", STRUX_OPT_DOUBLE, offsetof(strux_solver_options, cp_eps), "1e-6", 0, 1e6,
-     NULL, "solver.type=cutting_plane", "a label enters example i's working set when its "
+     NULL, "solver.type=cutting_plane",
+     "a label enters example i's working set when its "
      "surrogate value exceeds the slack ξ_i by more than eps (slack_bicriteria.md §4.4)"},
-    {"solver.cp_max_planes", STRUX_OPT_INT, offsetof(strux_solver_options, cp_max_planes), "32",
-     1, 4096, NULL, "solver.type=cutting_plane", "planes kept per example; when full, the one "
+    {"solver.cp_max_planes", STRUX_OPT_INT, offsetof(strux_solver_options, cp_max_planes), "32", 1,
+     4096, NULL, "solver.type=cutting_plane",
+     "planes kept per example; when full, the one "
      "idle longest (zero weight) is dropped"},
     {"solver.cp_qp_passes", STRUX_OPT_INT, offsetof(strux_solver_options, cp_qp_passes), "1", 0,
-     1000, NULL, "solver.type=cutting_plane", "passes over every local working set per round "
+     1000, NULL, "solver.type=cutting_plane",
+     "passes over every local working set per round "
      "that re-optimise the restricted dual without oracle calls"},
     {NULL},
 };
@@ -56,20 +63,27 @@ strux_status strux_solver_create(const strux_solver_options *opt, strux_task *t,
                                  strux_solver **out)
 {
     const strux_solver_entry *e = strux_solver_registry;
-    while (e->name && strcmp(e->name, opt->type) != 0) e++;
+    while (e->name && strcmp(e->name, opt->type) != 0)
+        e++;
     STRUX_CHECK(e->name, STRUX_ERR_CONFIG, "solver.type = '%s' is unknown", opt->type);
     int cp = strcmp(e->name, "cutting_plane") == 0, dual = strcmp(e->name, "sgd") != 0;
     STRUX_CHECK(!strux_search_needs_slack(s) || cp, STRUX_ERR_CONFIG,
                 "surrogate.search = %s needs the slack ξ_i of each example, which only an n-slack "
-                "cutting-plane solver has: set solver.type = cutting_plane", strux_search_name(s));
+                "cutting-plane solver has: set solver.type = cutting_plane",
+                strux_search_name(s));
     STRUX_CHECK(!dual || strux_search_affine(s), STRUX_ERR_CONFIG,
                 "solver.type = %s needs a surrogate affine in the margin (margin, slack, beta, "
-                "microf1; slack_bicriteria.md §4.2); %s is not: use solver.type = sgd", e->name,
-                strux_surrogate_name(s));
+                "microf1; slack_bicriteria.md §4.2); %s is not: use solver.type = sgd",
+                e->name, strux_surrogate_name(s));
     strux_solver *sv;
     STRUX_TRY(strux_alloc(&sv, sizeof *sv));
-    *sv = (strux_solver){.type_name = e->name, .opt = *opt, .task = t, .search = s, .ds = ds,
-                         .model = m, .comm = comm};
+    *sv = (strux_solver){.type_name = e->name,
+                         .opt = *opt,
+                         .task = t,
+                         .search = s,
+                         .ds = ds,
+                         .model = m,
+                         .comm = comm};
     strux_status st = strux_search_create_exact(s, t, ds, &sv->exact);
     if (st == STRUX_OK) st = e->create(sv);
     if (st == STRUX_OK && sv->ops->setup) st = sv->ops->setup(sv);
@@ -115,8 +129,8 @@ int64_t strux_solver_epochs_done(const strux_solver *s)
 
 strux_status strux_solver_certificate(strux_solver *s, strux_certificate *c)
 {
-    STRUX_TRY(strux_objective_primal(s->task, s->exact, s->ds, s->model, s->comm, s->opt.lambda,
-                                     c));
+    STRUX_TRY(
+        strux_objective_primal(s->task, s->exact, s->ds, s->model, s->comm, s->opt.lambda, c));
     if (s->ops->certificate) STRUX_TRY(s->ops->certificate(s, c));
     return STRUX_OK;
 }

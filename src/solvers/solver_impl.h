@@ -19,16 +19,16 @@ struct strux_solver {
     const struct strux_solver_ops *ops;
     const char *type_name;
     strux_solver_options opt;
-    strux_task *task;          /* borrowed */
-    strux_search *search;      /* borrowed */
-    strux_search *exact;       /* owned: the exact search of the objective (certificates) */
-    const strux_dataset *ds;   /* borrowed: the local shard */
-    strux_model *model;        /* borrowed: the answer */
-    strux_comm *comm;          /* borrowed */
-    int64_t epoch;             /* epochs completed */
+    strux_task *task;           /* borrowed */
+    strux_search *search;       /* borrowed */
+    strux_search *exact;        /* owned: the exact search of the objective (certificates) */
+    const strux_dataset *ds;    /* borrowed: the local shard */
+    strux_model *model;         /* borrowed: the answer */
+    strux_comm *comm;           /* borrowed */
+    int64_t epoch;              /* epochs completed */
     strux_progress_fn progress; /* NULL, or called after each step */
     void *progress_ctx;
-    void *data;                /* implementation state, owned */
+    void *data; /* implementation state, owned */
 };
 
 /* Report done of total examples processed in this epoch (see strux_solver_set_progress). */
