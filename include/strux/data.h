@@ -69,6 +69,35 @@ strux_status strux_dataset_from_arrays(const char *path, strux_csr *x, int64_t *
                                        int32_t dim, int32_t n_labels, double bias,
                                        strux_dataset **out);
 
+/* ---- synthetic multi-label data (data/synth.c, `strux gen`) ----
+ * A planted sparse linear model: row i's features and label noise are drawn from the counter-based
+ * RNG keyed by (seed, i), labels are thresholded planted scores, and the thresholds are calibrated
+ * on a fixed sample; so rows [a, b) are the same whichever call generates them, and a test set is
+ * the same model's rows at another first_row. */
+typedef struct strux_gen_options {
+    int64_t n_rows;        /* rows to generate, > 0 */
+    int64_t first_row;     /* global index of the first of them, ≥ 0 */
+    int32_t dim;           /* feature columns D, > 0 */
+    int32_t n_labels;      /* labels L, > 0 */
+    int32_t nnz;           /* non-zeros per row, in [1, D] */
+    double labels_per_row; /* mean labels per row, in (0, L/2]: no label in over half the rows */
+    double noise;          /* label noise: Gaussian std relative to each label's score std, ≥ 0 */
+    uint64_t seed;         /* the planted model, the feature popularity and every row's draws */
+} strux_gen_options;
+
+/* Check ranges and combinations; STRUX_ERR_CONFIG names the option and its value.
+ * Not Collective. */
+strux_status strux_gen_options_check(const strux_gen_options *opt);
+/* Generate rows [first_row, first_row + n_rows) as a 1-rank dataset (first = 0, no bias) named
+ * "synthetic"; the caller destroys *out. Row i has exactly nnz features, ascending distinct
+ * columns drawn with Zipf popularity, positive tf-idf-like values, unit L2 norm; label k is on
+ * iff w*_k·x_i + σ_k ε_ik > τ_k, where w*_k has about 512 planted weights on popular features,
+ * and label frequencies follow a power law of mean labels_per_row. Memory: the rows (8 bytes per
+ * non-zero), 36 bytes per feature column, 4 KB per label (the planted model), and a calibration
+ * sample of 64 MB (8 KB per label beyond 8192 labels). Time per row: O(nnz log nnz + L).
+ * Errors: STRUX_ERR_CONFIG (as strux_gen_options_check), STRUX_ERR_NOMEM. Not Collective. */
+strux_status strux_dataset_generate(const strux_gen_options *opt, strux_dataset **out);
+
 /* Largest |x_ij| of every feature column over the local rows (out has ds->dim entries). */
 void strux_dataset_col_maxabs(const strux_dataset *ds, double *out);
 /* Multiply feature column j by factor[j] (the bias column is left alone). */

@@ -99,6 +99,7 @@ int strux_cmd_train(strux_comm *comm, int argc, char **argv);
 int strux_cmd_predict(strux_comm *comm, int argc, char **argv);
 int strux_cmd_eval(strux_comm *comm, int argc, char **argv);
 int strux_cmd_convert(strux_comm *comm, int argc, char **argv);
+int strux_cmd_gen(strux_comm *comm, int argc, char **argv);
 int strux_cmd_inspect(strux_comm *comm, int argc, char **argv);
 int strux_cmd_help(strux_comm *comm, int argc, char **argv);
 

@@ -27,6 +27,16 @@ static const usage usages[] = {
     {"convert", "strux convert INPUT OUTPUT [--dim D] [--n-labels L]\n"
                 "  Convert LIBSVM/XMC text (plain or .gz) to the HDF5 CSR container, from which\n"
                 "  every rank reads only its own rows.\n"},
+    {"gen", "strux gen OUTPUT --rows N --features D --labels L [--nnz K] [--labels-per-row M]\n"
+            "          [--noise S] [--seed S] [--row-offset R]\n"
+            "  Write synthetic multi-label data from a planted sparse linear model: K features\n"
+            "  per row (default min(100, D)) with Zipf popularity, tf-idf-like values, unit\n"
+            "  norm; label k on iff w*_k.x + noise > t_k, label frequencies a power law with M\n"
+            "  labels per row on average (default min(3, L/2), at most L/2); noise S is the\n"
+            "  label noise relative to each label's score spread (default 0.1). --seed\n"
+            "  (default 1) fixes the model and the rows; row i is the same in every run, so a\n"
+            "  test set of the same model is the same seed with --row-offset past the training\n"
+            "  rows. OUTPUT is the HDF5 container, or LIBSVM/XMC text when it ends in .svm.\n"},
     {"inspect", "strux inspect MODEL\n"
                 "  Print a model's summary, provenance, training curve and resolved config.\n"},
     {"help", "strux help [COMMAND | config]\n"

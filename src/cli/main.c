@@ -13,9 +13,9 @@ typedef struct command {
 } command;
 
 static const command commands[] = {
-    {"train", strux_cmd_train},     {"predict", strux_cmd_predict},
-    {"eval", strux_cmd_eval},       {"convert", strux_cmd_convert},
-    {"inspect", strux_cmd_inspect}, {"help", strux_cmd_help},
+    {"train", strux_cmd_train},     {"predict", strux_cmd_predict}, {"eval", strux_cmd_eval},
+    {"convert", strux_cmd_convert}, {"gen", strux_cmd_gen},         {"inspect", strux_cmd_inspect},
+    {"help", strux_cmd_help},
 };
 
 int strux_cli_fail(strux_comm *comm, strux_status st)
@@ -86,7 +86,7 @@ int main(int argc, char **argv)
         } else {
             strux_error_set(STRUX_ERR_CONFIG, __FILE__, __LINE__, __func__,
                             "unknown command '%s'; commands: train, predict, eval, convert, "
-                            "inspect, help (see `strux help`)",
+                            "gen, inspect, help (see `strux help`)",
                             argv[1]);
             rc = strux_cli_fail(comm, STRUX_ERR_CONFIG);
         }

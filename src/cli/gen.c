@@ -1,0 +1,177 @@
+/* cli/gen.c - `strux gen OUTPUT --rows N --features D --labels L [...]`: synthetic multi-label
+ * data from a planted sparse linear model (data/synth.c), written as the HDF5 CSR container
+ * (io/dataset_file.c), or as LIBSVM/XMC text with its `N D L` header when OUTPUT ends in .svm
+ * (small sets: tests, other tools). A test set of the same model is the same --seed with
+ * --row-offset past the training rows. Rank 0 generates and writes; other ranks wait for its
+ * status. */
+#include "cli.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define GEN_USAGE                                                                                  \
+    "usage: strux gen OUTPUT --rows N --features D --labels L [--nnz K] [--labels-per-row M] "     \
+    "[--noise S] [--seed S] [--row-offset R]"
+#define GEN_NNZ 100          /* default non-zeros per row (at most D) */
+#define GEN_LABELS_PER_ROW 3 /* default mean labels per row (at most L/2) */
+#define GEN_NOISE 0.1        /* default label noise relative to each label's score spread */
+
+/* A usage error: the reason, then the usage line. */
+static strux_status usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static strux_status usage_error(const char *fmt, ...)
+{
+    char why[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(why, sizeof why, fmt, ap);
+    va_end(ap);
+    return strux_error_set(STRUX_ERR_CONFIG, __FILE__, __LINE__, __func__, "gen: %s\n%s", why,
+                           GEN_USAGE);
+}
+
+static strux_status parse_int(const char *flag, const char *text, int64_t lo, int64_t hi,
+                              int64_t *out)
+{
+    char *end;
+    errno = 0;
+    long long v = strtoll(text, &end, 10);
+    if (end == text || *end != '\0' || errno == ERANGE || v < lo || v > hi)
+        return usage_error("%s needs an integer in [%lld, %lld], got '%s'", flag, (long long)lo,
+                           (long long)hi, text);
+    *out = v;
+    return STRUX_OK;
+}
+
+static strux_status parse_real(const char *flag, const char *text, double *out)
+{
+    char *end;
+    double v = strtod(text, &end);
+    if (end == text || *end != '\0' || !isfinite(v))
+        return usage_error("%s needs a finite number, got '%s'", flag, text);
+    *out = v;
+    return STRUX_OK;
+}
+
+static int ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), m = strlen(suffix);
+    return n >= m && strcmp(s + n - m, suffix) == 0;
+}
+
+/* LIBSVM/XMC text: `N D L`, then `l1,l2 j:v ...` per row (labels 0-based, features 1-based;
+ * %.9g round-trips every float), atomically. */
+static strux_status write_svm(const char *path, const strux_dataset *ds)
+{
+    char tmp[4200];
+    strux_io_temp_name(path, tmp, sizeof tmp);
+    STRUX_TRY(strux_io_make_parent(path));
+    FILE *f = fopen(tmp, "w");
+    STRUX_CHECK(f, STRUX_ERR_IO, "%s: cannot create the file", path);
+    int bad = fprintf(f, "%lld %d %d\n", (long long)ds->n_global, ds->dim, ds->n_labels) < 0;
+    for (int64_t i = 0; i < ds->n_local && !bad; i++) {
+        for (int64_t p = ds->y_ptr[i]; p < ds->y_ptr[i + 1]; p++)
+            bad |= fprintf(f, p > ds->y_ptr[i] ? ",%d" : "%d", ds->y_idx[p]) < 0;
+        for (int64_t p = ds->x.ptr[i]; p < ds->x.ptr[i + 1]; p++)
+            bad |= fprintf(f, " %d:%.9g", ds->x.col[p] + 1, (double)ds->x.val[p]) < 0;
+        bad |= fputc('\n', f) == EOF;
+    }
+    bad |= fclose(f) != 0;
+    if (bad) {
+        remove(tmp);
+        return strux_error_set(STRUX_ERR_IO, __FILE__, __LINE__, __func__, "%s: write failed",
+                               path);
+    }
+    return strux_io_commit(tmp, path);
+}
+
+static strux_status parse_args(int argc, char **argv, strux_gen_options *o, const char **out)
+{
+    int64_t rows = 0, dim = 0, labels = 0, nnz = 0, seed = 1, offset = 0;
+    double m = NAN, noise = GEN_NOISE; /* m: NaN until given (parse_real takes finite numbers) */
+    const struct {
+        const char *name;
+        int64_t lo, hi; /* range of an integer flag */
+        int64_t *i;     /* an integer flag's value, or NULL */
+        double *x;      /* a real flag's value, or NULL */
+    } flags[] = {
+        {"--rows", 1, INT64_MAX, &rows, NULL},     {"--features", 1, INT32_MAX - 1, &dim, NULL},
+        {"--labels", 1, INT32_MAX, &labels, NULL}, {"--nnz", 1, INT32_MAX - 1, &nnz, NULL},
+        {"--seed", 0, INT64_MAX, &seed, NULL},     {"--row-offset", 0, INT64_MAX, &offset, NULL},
+        {"--labels-per-row", 0, 0, NULL, &m},      {"--noise", 0, 0, NULL, &noise},
+    };
+    const size_t n_flags = sizeof flags / sizeof *flags;
+    *out = NULL;
+    for (int k = 1; k < argc; k++) {
+        const char *a = argv[k];
+        if (a[0] != '-') {
+            if (*out) return usage_error("more than one OUTPUT ('%s', '%s')", *out, a);
+            *out = a;
+            continue;
+        }
+        size_t f = 0;
+        while (f < n_flags && strcmp(a, flags[f].name) != 0)
+            f++;
+        if (f == n_flags) return usage_error("unknown option '%s'", a);
+        if (k + 1 >= argc) return usage_error("%s needs a value", a);
+        const char *v = argv[++k];
+        STRUX_TRY(flags[f].i ? parse_int(a, v, flags[f].lo, flags[f].hi, flags[f].i)
+                             : parse_real(a, v, flags[f].x));
+    }
+    if (!*out) return usage_error("OUTPUT is missing");
+    if (!rows || !dim || !labels)
+        return usage_error("--rows, --features and --labels are required");
+    *o = (strux_gen_options){
+        .n_rows = rows,
+        .first_row = offset,
+        .dim = (int32_t)dim,
+        .n_labels = (int32_t)labels,
+        .nnz = (int32_t)(nnz             ? nnz
+                         : dim < GEN_NNZ ? dim
+                                         : GEN_NNZ),
+        .labels_per_row = !isnan(m)                          ? m
+                          : labels >= 2 * GEN_LABELS_PER_ROW ? GEN_LABELS_PER_ROW
+                                                             : 0.5 * (double)labels,
+        .noise = noise,
+        .seed = (uint64_t)seed,
+    };
+    if (strux_gen_options_check(o) != STRUX_OK) {
+        char why[1024];
+        snprintf(why, sizeof why, "%s", strux_error_message());
+        return strux_error_set(STRUX_ERR_CONFIG, __FILE__, __LINE__, __func__, "%s\n%s", why,
+                               GEN_USAGE);
+    }
+    return STRUX_OK;
+}
+
+static strux_status gen(int argc, char **argv)
+{
+    strux_gen_options o;
+    const char *out;
+    STRUX_TRY(parse_args(argc, argv, &o, &out));
+    strux_dataset *ds = NULL;
+    double t0 = strux_time_now();
+    STRUX_TRY(strux_dataset_generate(&o, &ds));
+    double t1 = strux_time_now();
+    strux_status st = ends_with(out, ".svm") ? write_svm(out, ds) : strux_io_dataset_save(out, ds);
+    if (st == STRUX_OK)
+        strux_log(STRUX_LOG_INFO,
+                  "%s: %lld rows from row %lld, %d features, %d labels, %lld non-zeros, %.3f "
+                  "labels per row, seed %llu; generated in %.2fs, written in %.2fs",
+                  out, (long long)ds->n_global, (long long)o.first_row, ds->dim, ds->n_labels,
+                  (long long)ds->x.ptr[ds->n_local],
+                  (double)ds->y_ptr[ds->n_local] / (double)ds->n_local, (unsigned long long)o.seed,
+                  t1 - t0, strux_time_now() - t1);
+    strux_dataset_destroy(&ds);
+    return st;
+}
+
+int strux_cmd_gen(strux_comm *comm, int argc, char **argv)
+{
+    strux_status st = strux_comm_rank(comm) == 0 ? gen(argc, argv) : STRUX_OK;
+    st = strux_comm_agree(comm, st);
+    return st == STRUX_OK ? 0 : strux_cli_fail(comm, st);
+}

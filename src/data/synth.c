@@ -1,0 +1,463 @@
+/* data/synth.c - synthetic multi-label data from a planted sparse linear model (`strux gen`,
+ * strux_dataset_generate in data.h). In order:
+ *   1. feature popularity: Zipf's law over popularity ranks, drawn in O(1) from Vose's alias
+ *      table; ranks map to columns by an affine bijection r -> (a·r + b) mod D; all else about a
+ *      feature is indexed by its rank, so the popular features share cache lines;
+ *   2. the planted model: each of the n_planted most popular features has N(0, 1) weights w*_kj
+ *      for PLANT_FAN distinct random labels k, so every label has about KEYWORDS_PER_LABEL
+ *      keywords, frequent enough to be learnt from data; the rarer features are noise words, and
+ *      a larger D adds noise, not signal;
+ *   3. one row: nnz distinct columns by popularity, tf-idf-like positive values (sublinear term
+ *      count times an inverse-popularity weight), unit L2 norm; its scores s_k = w*_k·x;
+ *   4. calibration: label frequencies p_k ∝ (k + 1)^-1, capped at 1/2, with Σ p_k =
+ *      labels_per_row; noise σ_k = noise · std(s_k); threshold τ_k at the (1 − p_k) quantile of
+ *      s_k + σ_k ε over a fixed sample of rows of their own stream;
+ *   5. the requested rows: label k is on iff s_k + σ_k ε_k > τ_k.
+ * Every draw comes from strux_rng keyed by (seed, purpose, index): the rank for the model, the
+ * global row for features and noise, the sample row for calibration; never by the requested
+ * range, so rows are the same however generation is split. Not a model of any particular corpus:
+ * the labels are independent given x, and features are independent of the labels. */
+#include "strux/data.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+#define FEATURE_ZIPF 1.0 /* popularity of rank r (0-based) ∝ (r + 1)^-1: Zipf's law of words */
+#define TF_MORE 0.3      /* term count: P(tf > t | tf ≥ t), a geometric number of repeats */
+#define PLANT_FAN 8      /* labels each keyword has a planted weight for (all when L < 8) */
+#define KEYWORDS_PER_LABEL 512  /* features with a planted weight for a given label, on average */
+#define LABEL_POWER 1.0         /* label k's frequency ∝ (k + 1)^-1 below the cap */
+#define LABEL_FREQ_MAX 0.5      /* the cap: all-zero is then the best constant predictor */
+#define CALIB_ENTRIES (1 << 23) /* sample scores held during calibration: 64 MB of doubles */
+#define CALIB_ROWS_MIN 1024     /* the sample has CALIB_ENTRIES / L rows within these bounds */
+#define CALIB_ROWS_MAX 32768
+#define BISECT_STEPS 64     /* of the frequency scale c: halves its bracket to double precision */
+#define SHELL_SORT_MAX 1024 /* longer rows are sorted by qsort */
+
+/* One purpose per RNG stream, so that e.g. the noise level does not move the features. */
+enum {
+    STREAM_SCATTER = 1,    /* the affine map from ranks to columns */
+    STREAM_MODEL,          /* the planted labels and weights of the feature of rank r */
+    STREAM_FEATURES,       /* global row i's columns and values */
+    STREAM_NOISE,          /* global row i's label noise */
+    STREAM_CALIB_FEATURES, /* calibration row i's columns and values */
+    STREAM_CALIB_NOISE     /* calibration row i's label noise */
+};
+
+typedef struct alias_slot {
+    float prob;    /* keep this slot's rank with this probability, */
+    int32_t alias; /* else take this rank */
+} alias_slot;
+
+typedef struct planted {
+    int32_t k; /* a label the feature has a planted weight for */
+    float w;   /* the weight w*_kj */
+} planted;
+
+typedef struct synth {
+    int32_t dim, n_labels, nnz; /* D, L, non-zeros per row */
+    int32_t fan;                /* planted labels per keyword: min(L, PLANT_FAN) */
+    int64_t n_planted;          /* keywords: ranks below min(D, KEYWORDS_PER_LABEL·L/fan) */
+    double noise;               /* σ_k = noise · std(s_k) */
+    uint64_t seed;
+    alias_slot *alias; /* D: Vose's alias table over popularity ranks */
+    int32_t *column;   /* D: column of rank r, (a·r + b) mod D with gcd(a, D) = 1 */
+    float *idf;        /* D: inverse-popularity weight of rank r, 1 + ln(r + 1) */
+    planted *plant;    /* n_planted × fan: rank r's planted weights (a cache line for fan 8) */
+    double *tau;       /* L: thresholds τ_k */
+    double *sigma;     /* L: label noise std σ_k */
+    double *score;     /* L: the current row's scores s_k */
+    double *z;         /* L: the current row's standard normals ε_k */
+    int64_t *mark;     /* D: stamp of the last row that drew rank r */
+    int64_t stamp;     /* rows drawn so far: the current row's stamp */
+    uint64_t *key;     /* nnz: the current row's draws, column << 32 | rank */
+} synth;
+
+strux_status strux_gen_options_check(const strux_gen_options *o)
+{
+    STRUX_CHECK(o->n_rows > 0, STRUX_ERR_CONFIG, "gen: rows = %lld; it must be positive",
+                (long long)o->n_rows);
+    STRUX_CHECK(o->first_row >= 0 && o->first_row <= INT64_MAX - o->n_rows, STRUX_ERR_CONFIG,
+                "gen: row offset = %lld; it must be ≥ 0 and leave room for %lld rows",
+                (long long)o->first_row, (long long)o->n_rows);
+    STRUX_CHECK(o->dim > 0 && o->dim < INT32_MAX, STRUX_ERR_CONFIG,
+                "gen: features = %d; it must be in [1, %d] (one column is kept for the bias)",
+                o->dim, INT32_MAX - 1);
+    STRUX_CHECK(o->n_labels > 0, STRUX_ERR_CONFIG, "gen: labels = %d; it must be positive",
+                o->n_labels);
+    STRUX_CHECK(o->nnz > 0 && o->nnz <= o->dim, STRUX_ERR_CONFIG,
+                "gen: nnz = %d; it must be in [1, features = %d] (a row holds each feature at "
+                "most once)",
+                o->nnz, o->dim);
+    STRUX_CHECK(o->n_rows <= INT64_MAX / o->nnz, STRUX_ERR_CONFIG,
+                "gen: rows × nnz = %lld × %d overflows the non-zero count", (long long)o->n_rows,
+                o->nnz);
+    double max_m = LABEL_FREQ_MAX * o->n_labels;
+    STRUX_CHECK(isfinite(o->labels_per_row) && o->labels_per_row > 0 && o->labels_per_row <= max_m,
+                STRUX_ERR_CONFIG,
+                "gen: labels per row = %g; it must be in (0, %g]: no label is on in more than half "
+                "the rows, and there are %d labels",
+                o->labels_per_row, max_m, o->n_labels);
+    STRUX_CHECK(isfinite(o->noise) && o->noise >= 0, STRUX_ERR_CONFIG,
+                "gen: noise = %g; it must be finite and ≥ 0", o->noise);
+    return STRUX_OK;
+}
+
+static uint64_t gcd_u64(uint64_t a, uint64_t b)
+{
+    while (b) {
+        uint64_t t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
+/* Vose's alias method for P(rank r) ∝ (r + 1)^-FEATURE_ZIPF, the idf of every rank, and the
+ * column of every rank. */
+static strux_status setup_popularity(synth *s)
+{
+    int64_t D = s->dim;
+    double *p = NULL;
+    int32_t *work = NULL; /* small ranks stacked from the front, large ones from the back */
+    strux_status st = STRUX_OK;
+    STRUX_TRY_GOTO(st, strux_alloc_array(&s->alias, (size_t)D, sizeof *s->alias), done);
+    STRUX_TRY_GOTO(st, strux_alloc_array(&s->idf, (size_t)D, sizeof *s->idf), done);
+    STRUX_TRY_GOTO(st, strux_alloc_array(&s->column, (size_t)D, sizeof *s->column), done);
+    STRUX_TRY_GOTO(st, strux_alloc_array(&p, (size_t)D, sizeof *p), done);
+    STRUX_TRY_GOTO(st, strux_alloc_array(&work, (size_t)D, sizeof *work), done);
+    double total = 0;
+    for (int64_t r = 0; r < D; r++) {
+        total += p[r] = pow((double)r + 1.0, -FEATURE_ZIPF);
+        /* ln(r + 1) is ln 1/P(rank r) up to a constant: an idf for a document frequency ∝ P */
+        s->idf[r] = (float)(1.0 + FEATURE_ZIPF * log((double)r + 1.0));
+    }
+    int64_t n_small = 0, n_large = 0;
+    for (int64_t r = 0; r < D; r++) {
+        p[r] *= (double)D / total; /* mean 1 */
+        if (p[r] < 1)
+            work[n_small++] = (int32_t)r;
+        else
+            work[D - 1 - n_large++] = (int32_t)r;
+    }
+    while (n_small > 0 && n_large > 0) {
+        int32_t l = work[--n_small], g = work[D - n_large--];
+        s->alias[l] = (alias_slot){(float)p[l], g};
+        p[g] -= 1.0 - p[l];
+        if (p[g] < 1)
+            work[n_small++] = g;
+        else
+            work[D - 1 - n_large++] = g;
+    }
+    while (n_small > 0) { /* rounding leftovers */
+        int32_t l = work[--n_small];
+        s->alias[l] = (alias_slot){1.0f, l};
+    }
+    while (n_large > 0) {
+        int32_t g = work[D - n_large--];
+        s->alias[g] = (alias_slot){1.0f, g};
+    }
+
+    strux_rng r;
+    strux_rng_init(&r, s->seed, STREAM_SCATTER, 0);
+    uint64_t a = D > 1 ? 1 + strux_rng_below(&r, (uint64_t)D - 1) : 1;
+    while (gcd_u64(a, (uint64_t)D) != 1)
+        a = a + 1 < (uint64_t)D ? a + 1 : 1;
+    uint64_t b = strux_rng_below(&r, (uint64_t)D);
+    for (int64_t rank = 0; rank < D; rank++)
+        s->column[rank] = (int32_t)(((uint64_t)rank * a + b) % (uint64_t)D);
+done:
+    strux_free(&p);
+    strux_free(&work);
+    return st;
+}
+
+/* The planted labels (distinct) and weights of the feature of rank r, from its own stream. */
+static void plant_feature(synth *s, int64_t rank)
+{
+    strux_rng r;
+    strux_rng_init(&r, s->seed, STREAM_MODEL, (uint64_t)rank);
+    planted *pl = s->plant + rank * s->fan;
+    for (int32_t f = 0; f < s->fan; f++) {
+        int fresh;
+        do {
+            pl[f].k = (int32_t)strux_rng_below(&r, (uint64_t)s->n_labels);
+            fresh = 1;
+            for (int32_t g = 0; g < f; g++)
+                fresh &= pl[g].k != pl[f].k;
+        } while (!fresh);
+        pl[f].w = (float)strux_rng_normal(&r);
+    }
+}
+
+/* A popularity rank: one 64-bit draw gives the alias slot (low half, multiply-shift: bias below
+ * D / 2^32) and the coin (high half). */
+static int64_t draw_rank(const synth *s, strux_rng *r)
+{
+    uint64_t x = strux_rng_next(r);
+    int64_t i = (int64_t)(((x & 0xffffffffu) * (uint64_t)s->dim) >> 32);
+    float coin = (float)((double)(x >> 32) * 0x1.0p-32);
+    return coin < s->alias[i].prob ? i : s->alias[i].alias;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Ascending keys: Shell sort (Knuth's gaps 1, 4, 13, ...) for rows of the usual length, which
+ * beats qsort's call per comparison; qsort for long rows. */
+static void sort_keys(uint64_t *a, int64_t n)
+{
+    if (n > SHELL_SORT_MAX) {
+        qsort(a, (size_t)n, sizeof *a, cmp_u64);
+        return;
+    }
+    int64_t h = 1;
+    while (h < n / 3)
+        h = 3 * h + 1;
+    for (; h > 0; h /= 3)
+        for (int64_t i = h; i < n; i++) {
+            uint64_t v = a[i];
+            int64_t j = i;
+            for (; j >= h && a[j - h] > v; j -= h)
+                a[j] = a[j - h];
+            a[j] = v;
+        }
+}
+
+/* Row `row` of feature stream `stream` into col/val (nnz entries, ascending, unit norm); s->key
+ * keeps the columns' ranks. */
+static void draw_row(synth *s, uint64_t stream, int64_t row, int32_t *col, float *val)
+{
+    strux_rng r;
+    strux_rng_init(&r, s->seed, stream, (uint64_t)row);
+    int64_t stamp = ++s->stamp;
+    int32_t have = 0;
+    /* Popular columns by rejection of repeats; when nnz is a large share of D the repeats pile up,
+     * and after 4·nnz + 64 draws the rest come uniformly from the unused columns (selection
+     * sampling, Knuth's Algorithm S, in rank order). */
+    for (int64_t t = 0; have < s->nnz && t < 4 * (int64_t)s->nnz + 64; t++) {
+        int64_t rank = draw_rank(s, &r);
+        if (s->mark[rank] == stamp) continue;
+        s->mark[rank] = stamp;
+        s->key[have++] = (uint64_t)s->column[rank] << 32 | (uint64_t)rank;
+    }
+    int64_t unused = (int64_t)s->dim - have;
+    for (int64_t rank = 0; have < s->nnz; rank++) {
+        if (s->mark[rank] == stamp) continue;
+        if (strux_rng_uniform(&r) * (double)unused-- < (double)(s->nnz - have)) {
+            s->mark[rank] = stamp;
+            s->key[have++] = (uint64_t)s->column[rank] << 32 | (uint64_t)rank;
+        }
+    }
+    sort_keys(s->key, s->nnz);
+    /* x_j = (1 + ln tf) · idf(rank): sublinear term count (tf geometric from 1) times the
+     * inverse-popularity weight, then x /= ‖x‖. */
+    double norm2 = 0;
+    for (int32_t p = 0; p < s->nnz; p++) {
+        int tf = 1;
+        while (strux_rng_uniform(&r) < TF_MORE)
+            tf++;
+        double v = (tf > 1 ? 1.0 + log((double)tf) : 1.0) * s->idf[s->key[p] & 0xffffffffu];
+        col[p] = (int32_t)(s->key[p] >> 32);
+        val[p] = (float)v;
+        norm2 += v * v;
+    }
+    double inv = 1.0 / sqrt(norm2);
+    for (int32_t p = 0; p < s->nnz; p++)
+        val[p] = (float)(val[p] * inv);
+}
+
+/* s->score = W* x for the row just drawn (ranks in s->key, values in val). */
+static void score_row(synth *s, const float *val)
+{
+    for (int32_t k = 0; k < s->n_labels; k++)
+        s->score[k] = 0;
+    for (int32_t p = 0; p < s->nnz; p++) {
+        int64_t rank = (int64_t)(s->key[p] & 0xffffffffu);
+        if (rank >= s->n_planted) continue; /* a noise word */
+        const planted *pl = s->plant + rank * s->fan;
+        for (int32_t f = 0; f < s->fan; f++)
+            s->score[pl[f].k] += (double)val[p] * pl[f].w;
+    }
+}
+
+/* s->z = L standard normals of row `row` of noise stream `stream`, by Box-Muller in pairs (both
+ * outputs; strux_rng_normal keeps one). */
+static void draw_noise(synth *s, uint64_t stream, int64_t row)
+{
+    strux_rng r;
+    strux_rng_init(&r, s->seed, stream, (uint64_t)row);
+    for (int32_t k = 0; k < s->n_labels; k += 2) {
+        double rho = sqrt(-2.0 * log(1.0 - strux_rng_uniform(&r))); /* 1 − u ∈ (0, 1] */
+        double phi = 2.0 * M_PI * strux_rng_uniform(&r);
+        s->z[k] = rho * cos(phi);
+        if (k + 1 < s->n_labels) s->z[k + 1] = rho * sin(phi);
+    }
+}
+
+/* The labels of a scored row into out (ascending); returns their count. */
+static int32_t label_row(synth *s, uint64_t stream, int64_t row, int32_t *out)
+{
+    int32_t n = 0;
+    if (s->noise > 0) draw_noise(s, stream, row);
+    for (int32_t k = 0; k < s->n_labels; k++)
+        if (s->score[k] + (s->noise > 0 ? s->sigma[k] * s->z[k] : 0.0) > s->tau[k]) out[n++] = k;
+    return n;
+}
+
+/* p_k = min(LABEL_FREQ_MAX, c·(k + 1)^-LABEL_POWER) with c bisected until Σ p_k = m. */
+static void label_frequencies(int32_t n_labels, double m, double *p)
+{
+    for (int32_t k = 0; k < n_labels; k++)
+        p[k] = pow((double)k + 1.0, -LABEL_POWER);
+    double lo = 0, hi = LABEL_FREQ_MAX * pow((double)n_labels, LABEL_POWER); /* all capped */
+    for (int t = 0; t < BISECT_STEPS; t++) {
+        double c = 0.5 * (lo + hi), sum = 0;
+        for (int32_t k = 0; k < n_labels; k++)
+            sum += fmin(LABEL_FREQ_MAX, c * p[k]);
+        if (sum < m)
+            lo = c;
+        else
+            hi = c;
+    }
+    for (int32_t k = 0; k < n_labels; k++)
+        p[k] = fmin(LABEL_FREQ_MAX, hi * p[k]);
+}
+
+static int cmp_desc(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x < y) - (x > y);
+}
+
+/* σ_k and τ_k from a sample of rows of the calibration streams. A label whose sample scores tie
+ * at the threshold (noise 0 and few columns touching it) comes out rarer than p_k. */
+static strux_status calibrate(synth *s, double labels_per_row)
+{
+    int64_t L = s->n_labels;
+    int64_t S = CALIB_ENTRIES / L;
+    S = S < CALIB_ROWS_MIN ? CALIB_ROWS_MIN : S > CALIB_ROWS_MAX ? CALIB_ROWS_MAX : S;
+    double *v = NULL, *p = NULL; /* v: sample scores, label-major: v[k·S + i] */
+    int32_t *col = NULL;
+    float *val = NULL;
+    strux_status st = STRUX_OK;
+    STRUX_TRY_GOTO(st, strux_alloc_array(&v, (size_t)(S * L), sizeof *v), done);
+    STRUX_TRY_GOTO(st, strux_alloc_array(&p, (size_t)L, sizeof *p), done);
+    STRUX_TRY_GOTO(st, strux_alloc_array(&col, (size_t)s->nnz, sizeof *col), done);
+    STRUX_TRY_GOTO(st, strux_alloc_array(&val, (size_t)s->nnz, sizeof *val), done);
+    label_frequencies(s->n_labels, labels_per_row, p);
+    for (int64_t i = 0; i < S; i++) {
+        draw_row(s, STREAM_CALIB_FEATURES, i, col, val);
+        score_row(s, val);
+        for (int64_t k = 0; k < L; k++)
+            v[k * S + i] = s->score[k];
+    }
+    for (int64_t k = 0; k < L; k++) {
+        double sum = 0, sum2 = 0;
+        for (int64_t i = 0; i < S; i++)
+            sum += v[k * S + i];
+        double mean = sum / (double)S;
+        for (int64_t i = 0; i < S; i++)
+            sum2 += (v[k * S + i] - mean) * (v[k * S + i] - mean);
+        s->sigma[k] = s->noise * sqrt(sum2 / (double)S);
+    }
+    if (s->noise > 0)
+        for (int64_t i = 0; i < S; i++) {
+            draw_noise(s, STREAM_CALIB_NOISE, i);
+            for (int64_t k = 0; k < L; k++)
+                v[k * S + i] += s->sigma[k] * s->z[k];
+        }
+    for (int64_t k = 0; k < L; k++) {
+        double *vk = v + k * S;
+        qsort(vk, (size_t)S, sizeof *vk, cmp_desc);
+        int64_t m = llround(p[k] * (double)S); /* ≤ S/2: vk[m] exists */
+        s->tau[k] = m == 0 ? vk[0] : 0.5 * (vk[m - 1] + vk[m]);
+    }
+done:
+    strux_free(&v);
+    strux_free(&p);
+    strux_free(&col);
+    strux_free(&val);
+    return st;
+}
+
+static void synth_free(synth *s)
+{
+    strux_free(&s->alias);
+    strux_free(&s->idf);
+    strux_free(&s->column);
+    strux_free(&s->plant);
+    strux_free(&s->tau);
+    strux_free(&s->sigma);
+    strux_free(&s->score);
+    strux_free(&s->z);
+    strux_free(&s->mark);
+    strux_free(&s->key);
+}
+
+static strux_status synth_setup(synth *s, const strux_gen_options *o)
+{
+    s->dim = o->dim;
+    s->n_labels = o->n_labels;
+    s->nnz = o->nnz;
+    s->fan = o->n_labels < PLANT_FAN ? o->n_labels : PLANT_FAN;
+    int64_t keywords = ((int64_t)KEYWORDS_PER_LABEL * o->n_labels + s->fan - 1) / s->fan;
+    s->n_planted = keywords < o->dim ? keywords : o->dim;
+    s->noise = o->noise;
+    s->seed = o->seed;
+    size_t D = (size_t)o->dim, L = (size_t)o->n_labels;
+    STRUX_TRY(
+        strux_alloc_array(&s->plant, (size_t)s->n_planted * (size_t)s->fan, sizeof *s->plant));
+    STRUX_TRY(strux_alloc_array(&s->tau, L, sizeof *s->tau));
+    STRUX_TRY(strux_alloc_array(&s->sigma, L, sizeof *s->sigma));
+    STRUX_TRY(strux_alloc_array(&s->score, L, sizeof *s->score));
+    STRUX_TRY(strux_alloc_array(&s->z, L, sizeof *s->z));
+    STRUX_TRY(strux_alloc_array(&s->mark, D, sizeof *s->mark));
+    STRUX_TRY(strux_alloc_array(&s->key, (size_t)o->nnz, sizeof *s->key));
+    STRUX_TRY(setup_popularity(s));
+    for (int64_t rank = 0; rank < s->n_planted; rank++)
+        plant_feature(s, rank);
+    return calibrate(s, o->labels_per_row);
+}
+
+strux_status strux_dataset_generate(const strux_gen_options *opt, strux_dataset **out)
+{
+    *out = NULL;
+    STRUX_TRY(strux_gen_options_check(opt));
+    synth s = {0};
+    strux_csr x = {0};
+    int64_t *y_ptr = NULL;
+    int32_t *y_idx = NULL;
+    int64_t n = opt->n_rows, K = opt->nnz, L = opt->n_labels;
+    /* Room for the expected label count and some; doubled (rarely) when a row might not fit. */
+    size_t cap = (size_t)n * ((size_t)ceil(opt->labels_per_row) + 1) + (size_t)L;
+    strux_status st = STRUX_OK;
+    STRUX_TRY_GOTO(st, synth_setup(&s, opt), done);
+    STRUX_TRY_GOTO(st, strux_csr_alloc(&x, n, opt->dim, n * K), done);
+    STRUX_TRY_GOTO(st, strux_alloc_array(&y_ptr, (size_t)n + 1, sizeof *y_ptr), done);
+    STRUX_TRY_GOTO(st, strux_alloc_array(&y_idx, cap, sizeof *y_idx), done);
+    for (int64_t i = 0; i < n; i++) {
+        int64_t row = opt->first_row + i;
+        draw_row(&s, STREAM_FEATURES, row, x.col + i * K, x.val + i * K);
+        x.ptr[i + 1] = (i + 1) * K;
+        score_row(&s, x.val + i * K);
+        if (cap - (size_t)y_ptr[i] < (size_t)L) {
+            STRUX_TRY_GOTO(st, strux_realloc_array(&y_idx, 2 * cap, sizeof *y_idx), done);
+            cap *= 2;
+        }
+        y_ptr[i + 1] = y_ptr[i] + label_row(&s, STREAM_NOISE, row, y_idx + y_ptr[i]);
+    }
+    STRUX_TRY_GOTO(st,
+                   strux_dataset_from_arrays("synthetic", &x, &y_ptr, &y_idx, n, 0, opt->dim,
+                                             opt->n_labels, 0.0, out),
+                   done);
+done:
+    synth_free(&s);
+    strux_csr_free(&x);
+    strux_free(&y_ptr);
+    strux_free(&y_idx);
+    return st;
+}
