@@ -7,7 +7,11 @@ s_ik = +1 if label k is in y_i else -1. LIBLINEAR -s 3 (L2-regularised L1-loss d
 0.5||w_k||^2 + C sum_i hinge per label, the same problem with C = 1/(lam n); -B 1 appends the
 constant feature strux appends with data.bias = 1 (both regularise it).
 
-usage: liblinear_ref.py TRAIN LAMBDA [TEST]   prints JSON {"objective": J, "hamming_loss": ...}
+usage: liblinear_ref.py TRAIN LAMBDA [TEST [PREDICTIONS]]
+prints JSON {"objective": J, "loss": ..., "hamming_loss": ..., "margin": ...}; PREDICTIONS gets one
+line per test example with the predicted label ids joined by "," (the format of `strux predict`)
+and PREDICTIONS.scores the test scores w_k.x (one line per example, one column per label);
+"margin" is the smallest |w_k.x| over the test scores (how close the nearest prediction is to a tie).
 """
 import gzip, json, os, subprocess, sys, tempfile
 import numpy as np
@@ -42,6 +46,7 @@ def dense(rows, dim):
 def main():
     train, lam = sys.argv[1], float(sys.argv[2])
     test = sys.argv[3] if len(sys.argv) > 3 else None
+    predictions = sys.argv[4] if len(sys.argv) > 4 else None
     rows = read(train)
     n = len(rows)
     dim = max(j for _, f in rows for j, _ in f)
@@ -55,7 +60,7 @@ def main():
                 for labels, feats in rows:
                     f.write(("+1" if k in labels else "-1") + "".join(f" {j}:{v!r}" for j, v in feats) + "\n")
             model = os.path.join(tmp, "m")
-            subprocess.run(["liblinear-train", "-q", "-s", "3", "-c", repr(C), "-B", "1", "-e", "1e-6",
+            subprocess.run(["liblinear-train", "-q", "-s", "3", "-c", repr(C), "-B", "1", "-e", "1e-8",
                             data, model], check=True)
             with open(model) as f:
                 lines = f.read().split("\n")
@@ -71,9 +76,16 @@ def main():
     if test:
         trows = read(test)
         T = dense(trows, dim)
-        P = (T @ W.T) > 0
+        scores = T @ W.T
+        P = scores > 0
         Y = np.array([[k in l for k in range(L)] for l, _ in trows])
         out["hamming_loss"] = float((P != Y).mean())
+        out["margin"] = float(np.abs(scores).min())
+        if predictions:
+            with open(predictions, "w") as f:
+                for row in P:
+                    f.write(",".join(str(k) for k in np.flatnonzero(row)) + "\n")
+            np.savetxt(predictions + ".scores", scores)
     print(json.dumps(out))
 
 
