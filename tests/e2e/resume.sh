@@ -1,0 +1,77 @@
+# tests/e2e/resume.sh - checkpoints and resume: a run stopped by SIGTERM (one rank) or SIGUSR1
+# (sent to mpirun, which forwards it to every rank) writes its checkpoint after the current epoch,
+# exits 0 and says how to resume; the resumed run ends with the model of the uninterrupted run to
+# 1e-9 relative (every solver; slack rescaling so that the searches' warm-start state matters)
+# and rewrites the metrics log to match it; periodic checkpoints are valid model files; resuming
+# with another rank count, from a plain model, or from a missing file fails with the reason.
+. tests/common/tap.sh
+C=configs/yeast_slack.ini
+COMMON=(--quiet --set output.eval_every=0 --set solver.epochs=120 --set solver.tol=0)
+
+same_weights() { # same_weights A.h5 B.h5
+    $PY - "$1" "$2" <<'PY'
+import sys, h5py, numpy as np
+a = h5py.File(sys.argv[1], "r")["weights"][:]
+b = h5py.File(sys.argv[2], "r")["weights"][:]
+rel = np.abs(a - b).max() / np.abs(a).max()
+print(f"# max relative weight difference {rel:.3g}")
+sys.exit(0 if a.shape == b.shape and rel <= 1e-9 else 1)
+PY
+}
+
+# interrupt NAME SIGNAL LAUNCHER...: start training, send SIGNAL once 5 epochs are logged
+interrupt() {
+    local name=$1 sig=$2
+    shift 2
+    "$@" >"$WORK/$name.out" 2>"$WORK/$name.err" &
+    local pid=$!
+    for _ in $(seq 600); do
+        [ -f "$WORK/$name.jsonl" ] && [ "$(wc -l <"$WORK/$name.jsonl")" -ge 5 ] && break
+        sleep 0.05
+    done
+    kill -"$sig" "$pid"
+    wait "$pid"
+}
+
+for case in sgd:1:TERM bcfw:1:TERM sdca:2:USR1 cutting_plane:2:USR1; do
+    IFS=: read -r s np sig <<<"$case"
+    run=($MPIRUN -np "$np" "$STRUX" train) # no timeout(1) in front: the signal goes to mpirun
+    [ "$np" -eq 1 ] && run=("$STRUX" train)
+    "${run[@]}" $C "${COMMON[@]}" --set solver.type=$s --set output.model="$WORK/full_$s.h5" \
+        --set output.metrics="$WORK/full_$s.jsonl" >/dev/null 2>&1
+    ok $? "$s -np $np: uninterrupted run"
+    interrupt "$s" "$sig" "${run[@]}" $C "${COMMON[@]}" --set solver.type=$s \
+        --set output.model="$WORK/$s.h5" --set output.metrics="$WORK/$s.jsonl"
+    ok $? "$s -np $np: SIG$sig stops the run with exit status 0"
+    grep -qE "SIG$sig: stopped after epoch [0-9]+ of 120 and wrote the checkpoint .*/$s.ckpt.h5; resume with: strux train --resume .*/$s.ckpt.h5" "$WORK/$s.err"
+    ok $? "$s -np $np: the message names the checkpoint and the resume command"
+    [ -f "$WORK/$s.ckpt.h5" ] && [ ! -f "$WORK/$s.h5" ] && ! ls "$WORK" | grep -q '\.tmp\.'
+    ok $? "$s -np $np: a checkpoint, no final model, no temporary file"
+    "${run[@]}" --resume "$WORK/$s.ckpt.h5" --quiet >/dev/null 2>"$WORK/$s.resume.err"
+    ok $? "$s -np $np: resumes from the checkpoint alone (its stored config)"
+    same_weights "$WORK/full_$s.h5" "$WORK/$s.h5"
+    ok $? "$s -np $np: the resumed model equals the uninterrupted one to 1e-9"
+    cmp -s <(cut -d, -f1-2 "$WORK/full_$s.jsonl") <(cut -d, -f1-2 "$WORK/$s.jsonl")
+    ok $? "$s -np $np: the metrics log matches the uninterrupted run epoch by epoch"
+done
+
+"$STRUX" train $C "${COMMON[@]}" --set solver.type=bcfw --set solver.epochs=30 \
+    --set output.checkpoint_every=10 --set output.checkpoint="$WORK/every.h5" \
+    --set output.model="$WORK/e.h5" --set output.metrics= >/dev/null 2>&1
+h5dump -a /checkpoint/epoch "$WORK/every.h5" 2>/dev/null | grep -q "(0): 20"
+ok $? "output.checkpoint_every = 10 leaves the checkpoint of epoch 20 of 30 (h5dump)"
+"$STRUX" eval --model "$WORK/every.h5" --data "$STRUX_DATA/yeast/yeast_test.svm.gz" \
+    >"$WORK/every.json" 2>/dev/null && grep -q '"hamming_loss"' "$WORK/every.json"
+ok $? "a checkpoint is a model file: strux eval scores it"
+
+expect_fail 2 "written by 1 rank\(s\); resume it with the same number of ranks \(mpirun -np 1\)" \
+    "resuming with another rank count is refused" -- \
+    $MPIRUN -np 2 "$STRUX" train --resume "$WORK/every.h5"
+expect_fail 3 "a model without checkpoint state \(no /checkpoint group\)" \
+    "resuming from a plain model is refused" -- \
+    "$STRUX" train $C --resume "$WORK/e.h5" --set solver.type=bcfw --set output.model="$WORK/x.h5"
+expect_fail 3 "not an HDF5 file" "resuming from a missing file is refused" -- \
+    "$STRUX" train --resume "$WORK/none.h5"
+expect_fail 2 "a checkpoint of task multilabel with solver bcfw; this run has task multilabel with solver sdca" \
+    "resuming with another solver is refused" -- \
+    "$STRUX" train $C --resume "$WORK/every.h5" --set solver.type=sdca --set output.model="$WORK/x.h5"
