@@ -8,6 +8,25 @@
 
 static int n_test;
 
+/* strux_comm_collect sink: checks each rank's bytes (rank r sends r + 1 copies of 'a' + r) and
+ * counts the ranks seen; fails on purpose at rank fail_at. */
+typedef struct collected {
+    int seen, good, fail_at;
+} collected;
+
+static strux_status collect_sink(void *ctx, int rank, const void *data, size_t n)
+{
+    collected *k = ctx;
+    const char *p = data;
+    int good = rank == k->seen && n == (size_t)rank + 1;
+    for (size_t j = 0; good && j < n; j++) good = p[j] == 'a' + rank;
+    k->good += good;
+    k->seen++;
+    if (rank == k->fail_at)
+        return strux_error_set(STRUX_ERR_IO, __FILE__, __LINE__, __func__, "sink full at %d", rank);
+    return STRUX_OK;
+}
+
 /* Every rank's verdict is combined: the check passes only if it passed everywhere. */
 static void check(strux_comm *c, int ok, const char *what)
 {
@@ -56,6 +75,19 @@ int main(int argc, char **argv)
                              : all == NULL && n_all == 0;
     check(c, st == STRUX_OK && gathered, "gather_bytes in rank order");
     strux_free(&all);
+
+    char bytes[64];
+    memset(bytes, 'a' + rank, sizeof bytes);
+    collected k = {0, 0, -1};
+    st = strux_comm_collect(c, bytes, (size_t)rank + 1, collect_sink, &k);
+    check(c, st == STRUX_OK && (rank != 0 || (k.seen == size && k.good == size)),
+          "collect hands every rank's bytes to rank 0 in rank order");
+    k = (collected){0, 0, 0};
+    st = strux_comm_collect(c, bytes, (size_t)rank + 1, collect_sink, &k);
+    check(c, rank == 0 ? st == STRUX_ERR_IO && k.seen == 1 : st == STRUX_OK,
+          "collect: a sink failure on rank 0 is returned there and no rank hangs");
+    st = strux_comm_agree(c, st);
+    check(c, st == STRUX_ERR_IO, "collect: the sink failure reaches every rank by agreement");
 
     st = strux_comm_agree(c, STRUX_OK);
     check(c, st == STRUX_OK, "agree: all succeed");
