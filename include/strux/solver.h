@@ -16,6 +16,7 @@ typedef struct strux_solver_options {
     int64_t epochs;           /* solver.epochs */
     int64_t seed;             /* solver.seed */
     double tol;               /* solver.tol: stop when gap ≤ tol·primal (dual solvers) */
+    int64_t certify_every;    /* solver.certify_every: epochs between objective evaluations */
     int64_t batch;            /* solver.batch: global mini-batch (sgd) */
     int average;              /* solver.average: export the averaged iterate (sgd) */
     int64_t local_passes;     /* solver.local_passes: H block passes per round (dual solvers) */

@@ -221,13 +221,14 @@ strux_status strux_progress_epoch_end(strux_progress *p, int64_t epoch, const st
     double now = strux_time_now();
     p->epochs_done++;
     double eta = (now - p->t_first) / (double)p->epochs_done * (double)(p->epochs - epoch);
-    char gap[64] = "", test[128] = "", t_train[32], t_eta[32];
+    char objective[64] = "", gap[64] = "", test[128] = "", t_train[32], t_eta[32];
+    if (!isnan(c->primal)) snprintf(objective, sizeof objective, "  objective %.6g", c->primal);
     if (!isnan(c->gap)) snprintf(gap, sizeof gap, "  gap %.3e", c->gap);
     if (due && p->n_metrics > 0) snprintf(test, sizeof test, "  %s %.6g", p->column[0], tail[0]);
     format_duration(train_s, t_train, sizeof t_train);
     format_duration(eta, t_eta, sizeof t_eta);
     erase_bar(p);
-    strux_log(STRUX_LOG_INFO, "epoch %lld/%lld  objective %.6g%s%s  time %s  eta %s",
-              (long long)epoch, (long long)p->epochs, c->primal, gap, test, t_train, t_eta);
+    strux_log(STRUX_LOG_INFO, "epoch %lld/%lld%s%s%s  time %s  eta %s", (long long)epoch,
+              (long long)p->epochs, objective, gap, test, t_train, t_eta);
     return STRUX_OK;
 }

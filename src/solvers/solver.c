@@ -25,6 +25,11 @@ const strux_opt_spec strux_solver_opt_specs[] = {
      DUAL_SOLVERS,
      "stop once the duality gap is at most tol times the primal objective "
      "(checked after every epoch); 0: run every epoch"},
+    {"solver.certify_every", STRUX_OPT_INT, offsetof(strux_solver_options, certify_every), "1",
+     0, 1e9, NULL, NULL,
+     "evaluate the objective (and for the dual solvers the duality gap, on which solver.tol "
+     "stops) every this many epochs and after the last one: a pass of exact searches over the "
+     "data, as costly as an epoch; other epochs log NaN (0: after the last epoch only)"},
     {"solver.seed", STRUX_OPT_INT, offsetof(strux_solver_options, seed), "1", 0, 9.2e18, NULL, NULL,
      "seed of every random draw (example order); draws do not depend on the rank count"},
     {"solver.batch", STRUX_OPT_INT, offsetof(strux_solver_options, batch), "16", 1, 1e9, NULL,
