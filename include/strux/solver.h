@@ -20,6 +20,7 @@ typedef struct strux_solver_options {
     int64_t batch;            /* solver.batch: global mini-batch (sgd) */
     int average;              /* solver.average: export the averaged iterate (sgd) */
     int64_t local_passes;     /* solver.local_passes: H block passes per round (dual solvers) */
+    int64_t sync_every;       /* solver.sync_every: examples per CoCoA+ round (0: an epoch) */
     int weighted_average;     /* solver.weighted_average: BCFW's weighted average over rounds */
     double cp_eps;            /* solver.cp_eps: add a plane when ψ > ξ_i + eps (cutting plane) */
     int64_t cp_max_planes;    /* solver.cp_max_planes: working-set size per example */
@@ -48,7 +49,7 @@ const char *strux_solver_name(const strux_solver *s);
 typedef void (*strux_progress_fn)(void *ctx, int64_t done, int64_t total);
 void strux_solver_set_progress(strux_solver *s, strux_progress_fn fn, void *ctx);
 
-/* One epoch (sgd: one pass; dual solvers: one round of solver.local_passes passes and a sync);
+/* One epoch: one pass over the data (dual solvers: in CoCoA+ rounds, each with a sync);
  * afterwards m holds the solver's current answer. Collective. */
 strux_status strux_solver_epoch(strux_solver *s);
 /* Epochs completed. */

@@ -6,7 +6,7 @@
  *     max Σ_p α_p β_p/n − (λ/2)||w||²,  w = −(1/(λn)) Σ_{i,p} α_ip B_i a_p,  α ≥ 0, Σ_p α_ip ≤ 1,
  * by SMO steps between two planes of W_i ∪ {0} (the zero plane y = y_i carries 1 − Σ_p α_ip),
  * each an exact line search (GLPK cannot solve the QP; §4.4). solver.cp_qp_passes passes over all
- * working sets per round re-optimise without oracle calls. Planes are sparse block coefficient
+ * working sets per epoch re-optimise without oracle calls. Planes are sparse block coefficient
  * vectors (task.h "Dual blocks") in one append-only pool, compacted between rounds; a full
  * working set drops the plane idle longest (its weight, if any, goes to the zero plane). */
 #include "dual.h"
@@ -268,8 +268,8 @@ static strux_status compact(const strux_solver *s, cp_data *m)
     return STRUX_OK;
 }
 
-/* solver.cp_qp_passes re-optimisations of every working set, then compaction. */
-static strux_status cp_round_end(strux_solver *s, dual_data *d)
+/* solver.cp_qp_passes re-optimisations of every working set, then compaction (once an epoch). */
+static strux_status cp_epoch_end(strux_solver *s, dual_data *d)
 {
     cp_data *m = d->mdata;
     for (int64_t pass = 0; pass < s->opt.cp_qp_passes; pass++)
@@ -345,7 +345,7 @@ static void cp_destroy(dual_data *d)
 
 static const dual_method cp_method = {.visit = cp_visit,
                                       .setup = cp_setup,
-                                      .round_end = cp_round_end,
+                                      .epoch_end = cp_epoch_end,
                                       .save = cp_save,
                                       .load = cp_load,
                                       .destroy = cp_destroy};

@@ -94,20 +94,17 @@ strux_status strux_dual_block_step(strux_solver *s, dual_data *d, int64_t i,
     return STRUX_OK;
 }
 
-/* One pass over the local examples in the global order of (seed, epoch, pass). */
-static strux_status local_pass(strux_solver *s, dual_data *d, int64_t pass)
+/* The local examples among positions [j0, j1) of the epoch's global order, H times. */
+static strux_status local_passes(strux_solver *s, dual_data *d, int64_t j0, int64_t j1)
 {
     const strux_dataset *ds = s->ds;
-    int64_t n = ds->n_global, H = s->opt.local_passes;
-    strux_rng rng;
-    strux_rng_init(&rng, (uint64_t)s->opt.seed, DUAL_RNG_STREAM, (uint64_t)(s->epoch * H + pass));
-    strux_rng_permutation(&rng, d->perm, n);
-    for (int64_t j = 0; j < n; j++) {
-        int64_t i = d->perm[j] - ds->first;
-        if (i >= 0 && i < ds->n_local) STRUX_TRY(d->method->visit(s, d, i));
-        if (j % PROGRESS_EVERY == PROGRESS_EVERY - 1)
-            strux_solver_progress(s, (pass * n + j + 1) / H, n);
-    }
+    for (int64_t pass = 0; pass < s->opt.local_passes; pass++)
+        for (int64_t j = j0; j < j1; j++) {
+            int64_t i = d->perm[j] - ds->first;
+            if (i >= 0 && i < ds->n_local) STRUX_TRY(d->method->visit(s, d, i));
+            if (j % PROGRESS_EVERY == PROGRESS_EVERY - 1)
+                strux_solver_progress(s, j + 1, ds->n_global);
+        }
     return STRUX_OK;
 }
 
@@ -133,15 +130,23 @@ static strux_status sync_round(strux_solver *s, dual_data *d)
     return STRUX_OK;
 }
 
+/* One pass over the data in the global order of (seed, epoch), cut into rounds of
+ * solver.sync_every examples (all of them when 0), each round H local passes and a sync. */
 static strux_status dual_epoch(strux_solver *s)
 {
     dual_data *d = s->data;
-    strux_status st = STRUX_OK;
-    for (int64_t pass = 0; st == STRUX_OK && pass < s->opt.local_passes; pass++)
-        st = local_pass(s, d, pass);
-    if (st == STRUX_OK && d->method->round_end) st = d->method->round_end(s, d);
-    STRUX_TRY(strux_comm_agree(s->comm, st));
-    return sync_round(s, d);
+    int64_t n = s->ds->n_global, B = s->opt.sync_every > 0 ? s->opt.sync_every : n;
+    strux_rng rng;
+    strux_rng_init(&rng, (uint64_t)s->opt.seed, DUAL_RNG_STREAM, (uint64_t)s->epoch);
+    strux_rng_permutation(&rng, d->perm, n);
+    for (int64_t j0 = 0; j0 < n; j0 += B) {
+        int64_t j1 = j0 + B < n ? j0 + B : n;
+        strux_status st = local_passes(s, d, j0, j1);
+        if (st == STRUX_OK && j1 == n && d->method->epoch_end) st = d->method->epoch_end(s, d);
+        STRUX_TRY(strux_comm_agree(s->comm, st));
+        STRUX_TRY(sync_round(s, d));
+    }
+    return STRUX_OK;
 }
 
 /* D = Σ_i b_i − (λ/2)||w||² at the iterate; gap = J(model) − D ≥ 0. */

@@ -4,11 +4,12 @@
  *     D = Σ_i b_i − (λ/2)||w||²,   w = Σ_i B_i c_i,
  * where example i's dual block is its coefficient vector c_i (task.h "Dual blocks") and its loss
  * share b_i (both already carry the 1/(λn) and 1/n factors of the corners c = −a/(λn),
- * b = b(ŷ)/n). Distribution is CoCoA+ (Ma et al., ICML 2015): each rank runs H passes of block
- * updates over its shard against its local view wl = w + σ′·Δw_k with the quadratic term of
- * every step scaled by σ′ = number of ranks, then one allreduce adds the Δw_k of all ranks
- * (safe "adding" aggregation). With one rank σ′ = 1 and wl is the serial iterate. Example order:
- * a permutation of the global examples keyed by (seed, epoch, pass), each rank visiting its own. */
+ * b = b(ŷ)/n). Distribution is CoCoA+ (Ma et al., ICML 2015): an epoch visits the global
+ * examples in a permutation keyed by (seed, epoch), cut into rounds of solver.sync_every examples
+ * (one round when 0); in a round each rank makes H = solver.local_passes passes over its own
+ * examples of the round against its local view wl = w + σ′·Δw_k, the quadratic term of every step
+ * scaled by σ′ = number of ranks, then one allreduce adds the Δw_k of all ranks (safe "adding"
+ * aggregation). With one rank σ′ = 1 and wl is the serial iterate. */
 #ifndef STRUX_DUAL_H
 #define STRUX_DUAL_H
 
@@ -22,8 +23,8 @@ typedef struct dual_method {
     strux_status (*visit)(strux_solver *s, dual_data *d, int64_t i);
     /* optional: extra state once the engine is set up */
     strux_status (*setup)(strux_solver *s, dual_data *d);
-    /* optional: work after the passes of a round, before the sync (still against wl) */
-    strux_status (*round_end)(strux_solver *s, dual_data *d);
+    /* optional: work after the last round's passes of an epoch, before its sync (against wl) */
+    strux_status (*epoch_end)(strux_solver *s, dual_data *d);
     /* optional: state beyond the blocks, for checkpoints */
     strux_status (*save)(const strux_solver *s, const dual_data *d, strux_blob *b);
     strux_status (*load)(strux_solver *s, dual_data *d, strux_blob *b);

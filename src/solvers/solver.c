@@ -42,8 +42,12 @@ const strux_opt_spec strux_solver_opt_specs[] = {
      "than the last iterate"},
     {"solver.local_passes", STRUX_OPT_INT, offsetof(strux_solver_options, local_passes), "1", 1,
      1e6, NULL, DUAL_SOLVERS,
-     "H: block passes each rank makes over its shard between two "
-     "allreduces of Δw (CoCoA+ round); with one rank the passes are the serial algorithm's"},
+     "H: passes each rank makes over its examples of a round before the "
+     "allreduce of Δw (CoCoA+ local iterations)"},
+    {"solver.sync_every", STRUX_OPT_INT, offsetof(strux_solver_options, sync_every), "0", 0,
+     1e12, NULL, DUAL_SOLVERS, "examples (over all ranks) per CoCoA+ round: an allreduce of Δw "
+     "after every this many examples of the epoch's order; smaller rounds bring -np > 1 closer "
+     "to the serial trajectory at one model-sized allreduce each (0: one round per epoch)"},
     {"solver.weighted_average", STRUX_OPT_BOOL, offsetof(strux_solver_options, weighted_average),
      "false", 0, 0, NULL, "solver.type=bcfw",
      "export BCFW's weighted average w̄ ← (t·w̄ + 2·w)/(t + 2) over rounds t (Lacoste-Julien et "
