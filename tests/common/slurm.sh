@@ -141,8 +141,9 @@ slurm_submit() {
     [ -n "$id" ] || return 1
     for _ in $(seq 1 $((${SLURM_JOB_TIMEOUT:-300} * 5))); do
         states=$(job_states "$id")
-        if [ -n "$states" ] &&
-            ! echo "$states" | grep -qE 'PENDING|RUNNING|CONFIGURING|COMPLETING|REQUEUED|SUSPENDED'; then
+        # ended = every state is terminal; PENDING, RUNNING, SIGNALING, REQUEUED, ... are not
+        if [ -n "$states" ] && ! echo "$states" |
+            grep -qvE '^(COMPLETED|FAILED|CANCELLED|TIMEOUT|NODE_FAIL|OUT_OF_MEMORY|BOOT_FAIL|DEADLINE|PREEMPTED)$'; then
             ! echo "$states" | grep -qv '^COMPLETED$'
             return
         fi
