@@ -68,84 +68,92 @@ static void run_close(run *r)
     strux_task_destroy(&r->t);
 }
 
+static const char *const solver_names[] = {"sgd", "bcfw", "sdca", "cutting_plane"};
+
 static strux_dataset *problem_data(const problem *p)
 {
     return p->sequences ? synth_sequences("seq", 40, 5, 6, 3, 11)
                         : synth_rows("rows", 60, 6, 5, 0, 12);
 }
 
+/* Run check(problem, solver, data) for every problem and every solver. */
+static void for_each_case(void (*check)(const problem *p, const char *solver, strux_dataset *ds))
+{
+    for (size_t k = 0; k < sizeof problems / sizeof *problems; k++)
+        for (size_t v = 0; v < sizeof solver_names / sizeof *solver_names; v++) {
+            strux_dataset *ds = problem_data(&problems[k]);
+            check(&problems[k], solver_names[v], ds);
+            strux_dataset_destroy(&ds);
+        }
+}
+
+static void check_ascent(const problem *p, const char *solver, strux_dataset *ds)
+{
+    run r;
+    run_open(&r, p, solver, ds);
+    int dual = strcmp(solver, "sgd") != 0;
+    double last_dual = -INFINITY;
+    for (int e = 1; e <= 6; e++) {
+        int64_t calls = strux_alloc_calls();
+        assert_strux_ok(strux_solver_epoch(r.sv));
+        if (e == 2 && strcmp(solver, "cutting_plane") != 0)
+            assert_int_equal(strux_alloc_calls(), calls);
+        strux_certificate c;
+        assert_strux_ok(strux_solver_certificate(r.sv, &c));
+        assert_true(isfinite(c.primal) && c.primal >= c.loss);
+        if (!dual) continue;
+        assert_true(c.dual <= c.primal + 1e-12 * fabs(c.primal));
+        assert_true(c.dual >= last_dual - 1e-12 * fabs(c.dual));
+        last_dual = c.dual;
+    }
+    if (dual)
+        print_message("# %s %s %s: dual after 6 epochs %.6g\n", p->task, p->surrogate, solver,
+                      last_dual);
+    run_close(&r);
+}
+
 static void test_dual_ascent_and_allocation(void **state)
 {
     (void)state;
-    for (size_t k = 0; k < sizeof problems / sizeof *problems; k++)
-        for (const char *const *name = (const char *const[]){"sgd", "bcfw", "sdca", "cutting_plane",
-                                                              NULL};
-             *name; name++) {
-            const problem *p = &problems[k];
-            strux_dataset *ds = problem_data(p);
-            run r;
-            run_open(&r, p, *name, ds);
-            int dual = strcmp(*name, "sgd") != 0;
-            double last_dual = -INFINITY;
-            for (int e = 1; e <= 6; e++) {
-                int64_t calls = strux_alloc_calls();
-                assert_strux_ok(strux_solver_epoch(r.sv));
-                if (e == 2 && strcmp(*name, "cutting_plane") != 0)
-                    assert_int_equal(strux_alloc_calls(), calls);
-                strux_certificate c;
-                assert_strux_ok(strux_solver_certificate(r.sv, &c));
-                assert_true(isfinite(c.primal) && c.primal >= c.loss);
-                if (!dual) continue;
-                assert_true(c.dual <= c.primal + 1e-12 * fabs(c.primal));
-                assert_true(c.dual >= last_dual - 1e-12 * fabs(c.dual));
-                last_dual = c.dual;
-            }
-            if (dual)
-                print_message("# %s %s %s: dual after 6 epochs %.6g\n", p->task, p->surrogate,
-                              *name, last_dual);
-            run_close(&r);
-            strux_dataset_destroy(&ds);
-        }
+    for_each_case(check_ascent);
+}
+
+static void check_round_trip(const problem *p, const char *solver, strux_dataset *ds)
+{
+    run a, b;
+    run_open(&a, p, solver, ds);
+    run_open(&b, p, solver, ds);
+    for (int e = 0; e < 3; e++)
+        assert_strux_ok(strux_solver_epoch(a.sv));
+    strux_blob blob = {0};
+    assert_strux_ok(strux_solver_save(a.sv, &blob));
+    assert_strux_ok(strux_search_save(a.s, &blob));
+    assert_strux_ok(strux_model_copy(b.m, a.m));
+    assert_strux_ok(strux_solver_load(b.sv, &blob));
+    assert_strux_ok(strux_search_load(b.s, &blob));
+    assert_int_equal(blob.pos, blob.n);
+    assert_int_equal(strux_solver_epochs_done(b.sv), 3);
+    for (int e = 0; e < 2; e++) {
+        assert_strux_ok(strux_solver_epoch(a.sv));
+        assert_strux_ok(strux_solver_epoch(b.sv));
+    }
+    assert_memory_equal(a.m->w, b.m->w, (size_t)a.m->n_w * sizeof *a.m->w);
+    /* a truncated blob is refused */
+    blob.pos = 0;
+    blob.n /= 2;
+    strux_status st = strux_solver_load(b.sv, &blob);
+    if (st == STRUX_OK) st = strux_search_load(b.s, &blob);
+    if (strcmp(solver, "sgd") != 0 || strcmp(p->surrogate, "slack") == 0)
+        assert_int_not_equal(st, STRUX_OK);
+    strux_blob_free(&blob);
+    run_close(&a);
+    run_close(&b);
 }
 
 static void test_state_round_trip(void **state)
 {
     (void)state;
-    for (size_t k = 0; k < sizeof problems / sizeof *problems; k++)
-        for (const char *const *name = (const char *const[]){"sgd", "bcfw", "sdca", "cutting_plane",
-                                                              NULL};
-             *name; name++) {
-            const problem *p = &problems[k];
-            strux_dataset *ds = problem_data(p);
-            run a, b;
-            run_open(&a, p, *name, ds);
-            run_open(&b, p, *name, ds);
-            for (int e = 0; e < 3; e++) assert_strux_ok(strux_solver_epoch(a.sv));
-            strux_blob blob = {0};
-            assert_strux_ok(strux_solver_save(a.sv, &blob));
-            assert_strux_ok(strux_search_save(a.s, &blob));
-            assert_strux_ok(strux_model_copy(b.m, a.m));
-            assert_strux_ok(strux_solver_load(b.sv, &blob));
-            assert_strux_ok(strux_search_load(b.s, &blob));
-            assert_int_equal(blob.pos, blob.n);
-            assert_int_equal(strux_solver_epochs_done(b.sv), 3);
-            for (int e = 0; e < 2; e++) {
-                assert_strux_ok(strux_solver_epoch(a.sv));
-                assert_strux_ok(strux_solver_epoch(b.sv));
-            }
-            assert_memory_equal(a.m->w, b.m->w, (size_t)a.m->n_w * sizeof *a.m->w);
-            /* a truncated blob is refused */
-            blob.pos = 0;
-            blob.n /= 2;
-            strux_status st = strux_solver_load(b.sv, &blob);
-            if (st == STRUX_OK) st = strux_search_load(b.s, &blob);
-            if (strcmp(*name, "sgd") != 0 || strcmp(p->surrogate, "slack") == 0)
-                assert_int_not_equal(st, STRUX_OK);
-            strux_blob_free(&blob);
-            run_close(&a);
-            run_close(&b);
-            strux_dataset_destroy(&ds);
-        }
+    for_each_case(check_round_trip);
 }
 
 static void test_state_of_another_solver_is_refused(void **state)
@@ -157,8 +165,9 @@ static void test_state_of_another_solver_is_refused(void **state)
     run_open(&b, &problems[0], "sdca", ds);
     strux_blob blob = {0};
     assert_strux_ok(strux_solver_save(a.sv, &blob));
-    assert_strux_fails(strux_solver_load(b.sv, &blob), STRUX_ERR_CONFIG,
-                       "the checkpoint holds the state of solver 'bcfw', not of solver.type = sdca");
+    assert_strux_fails(
+        strux_solver_load(b.sv, &blob), STRUX_ERR_CONFIG,
+        "the checkpoint holds the state of solver 'bcfw', not of solver.type = sdca");
     strux_blob_free(&blob);
     run_close(&a);
     run_close(&b);
