@@ -18,7 +18,14 @@ static const usage usages[] = {
               "  ranks: the data is sharded, the result does not depend on the rank count.\n"
               "  Each epoch logs one line (objective, gap, held-out metric every\n"
               "  output.eval_every epochs, time, ETA); on a terminal a live bar runs within\n"
-              "  the epoch (output.progress).\n"},
+              "  the epoch (output.progress). The dual solvers (solver.type = bcfw, sdca,\n"
+              "  cutting_plane) stop when the duality gap reaches solver.tol.\n"
+              "strux train [CONFIG] --resume CHECKPOINT [--set section.key=value ...]\n"
+              "  Continue from a checkpoint (output.checkpoint, written every\n"
+              "  output.checkpoint_every epochs and when SIGTERM or SIGUSR1 stops a run after\n"
+              "  its epoch, with exit status 0) with the same number of ranks; without CONFIG\n"
+              "  the checkpoint's stored config is used. The result equals an uninterrupted\n"
+              "  run's.\n"},
     {"predict", "strux predict --model MODEL --data DATA --out PREDICTIONS\n"
                 "  Write one predicted label per line of DATA (multilabel: ids joined by ',').\n"},
     {"eval", "strux eval --model MODEL --data DATA\n"
