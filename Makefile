@@ -34,6 +34,9 @@ UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 MPI_SRC := $(wildcard tests/mpi/*.c)
 MPI_BIN := $(MPI_SRC:tests/mpi/%.c=$(BUILD)/tests/mpi_%)
+# Benchmark programs: built by make check too, so they cannot rot between benchmark runs.
+BENCH_SRC := $(wildcard bench/*.c)
+BENCH_BIN := $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
 
 .PHONY: all demo check check-slurm bench data install clean deps FORCE
 .SECONDARY:
@@ -86,6 +89,10 @@ $(BUILD)/tests/mpi_%: tests/mpi/%.c $(TEST_COMMON_OBJ) $(LIB)
 	$(CC) $(CFLAGS_ALL) -Isrc -Itests/common $< $(TEST_COMMON_OBJ) $(LIB) $(LDLIBS_ALL) \
 	    $(TEST_LIBS) -o $@
 
+$(BUILD)/bench/%: bench/%.c $(LIB)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_ALL) $< $(LIB) $(LDLIBS_ALL) -o $@
+
 $(BUILD)/obj/tests/%.o: CFLAGS_ALL += -Itests/common
 
 demo: $(BIN)
@@ -94,7 +101,7 @@ demo: $(BIN)
 	    --set output.model=out/yeast.h5 --set output.metrics=out/yeast.metrics.jsonl
 	$(BIN) inspect out/yeast.h5 | head -n 8
 
-check: $(BIN) $(UNIT_BIN) $(MPI_BIN)
+check: $(BIN) $(UNIT_BIN) $(MPI_BIN) $(BENCH_BIN)
 	@BUILD=$(BUILD) tests/run
 
 # Starts munged, slurmctld and slurmd itself (tests/common/slurm.sh) and stops them on exit.
@@ -102,7 +109,7 @@ check-slurm: $(BIN)
 	@scripts/install-deps --slurm
 	@BUILD=$(BUILD) SUITES=slurm tests/run
 
-bench: $(BIN)
+bench: $(BIN) $(BENCH_BIN)
 	@BUILD=$(BUILD) bench/run
 
 SHARED_DATA ?= ../shared/data

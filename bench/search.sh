@@ -12,15 +12,11 @@
 set -u
 cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build}
-WORK=$(mktemp -d)
-trap 'rm -rf "$WORK"' EXIT
-eval "$(sed -n 's/^\(DEP_[A-Z]*\) := \(.*\)/\1="\2"/p' "$BUILD/config.mk")"
-mpicc -std=c11 -D_DEFAULT_SOURCE -O2 -Wall -Wextra -Werror -Iinclude $DEP_CFLAGS \
-    bench/search_compare.c "$BUILD/lib/libstrux.a" $DEP_LIBS -lglpk -lm -o "$WORK/search_compare" || exit 1
+COMPARE=$BUILD/bench/search_compare # built by make bench (bench/search_compare.c)
 D=${STRUX_DATA:-../shared/data}
 for set in yeast:1e-3 medical:1e-3 bibtex:1e-4; do
     name=${set%%:*}
     echo "### $name (λ = ${set#*:}, batch 16; data $D/$name/${name}_train.svm.gz)"
-    "$WORK/search_compare" "$D/$name/${name}_train.svm.gz" "${set#*:}" 6 1,2,6 || exit 1
+    "$COMPARE" "$D/$name/${name}_train.svm.gz" "${set#*:}" 6 1,2,6 || exit 1
     echo
 done

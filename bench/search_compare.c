@@ -93,7 +93,7 @@ int main(int argc, char **argv)
     strux_read_options ro = {.rank = 0, .n_ranks = 1, .bias = 1};
     strux_dataset *ds;
     die(strux_dataset_read_libsvm(argv[1], &ro, &ds));
-    strux_task_options to = {"multilabel"};
+    strux_task_options to = {.type = "multilabel"};
     strux_task *t;
     die(strux_task_create(&to, &t));
     die(strux_task_check(t, ds));
