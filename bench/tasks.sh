@@ -40,7 +40,9 @@ print(f"| {name} | configs/{cfg}.ini | {ini['task']['type']} | {c[0]['epoch']} |
 PY
 }
 run conll2000 conll2000
+run conll2000_slack conll2000_slack
 run ocr ocr
+run ocr_slack ocr_slack
 run ocr_letters ocr_letters
 run yeast_pairwise yeast_pairwise
 run yeast_pairwise_lp yeast_pairwise --set task.inference=lp
