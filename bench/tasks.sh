@@ -1,6 +1,7 @@
-# bench/tasks.sh - the multiclass, chain and pairwise tasks on real data (margin rescaling, SGD):
-# test metrics and wall times at -np 1 and -np 2 for configs/conll2000.ini (chunk F1),
-# configs/ocr.ini and configs/ocr_letters.ini (letter accuracy) and configs/yeast_pairwise.ini
+# bench/tasks.sh - the multiclass, chain and pairwise tasks on real data (SGD): test metrics and
+# wall times at -np 1 and -np 2 for configs/conll2000.ini (chunk F1), configs/ocr.ini and
+# configs/ocr_letters.ini (letter accuracy), the chains with slack rescaling
+# (configs/conll2000_slack.ini, configs/ocr_slack.ini) and configs/yeast_pairwise.ini
 # (exact enumeration, and the LP relaxation with task.inference = lp). Runs `make data` first.
 # train s = the solver's epochs (metrics time_s); wall s = the whole command (reading, training,
 # certificates, model file, test evaluation).
