@@ -69,7 +69,8 @@ strux_status strux_io_checkpoint_add(strux_checkpoint_writer *w, int rank, const
  * returns st or the failure of finishing. */
 strux_status strux_io_checkpoint_end(strux_checkpoint_writer **w, strux_status st);
 /* Read /checkpoint: the position, the training-space weights into w_train (same shape) and this
- * rank's blob (appended to state). Not Collective. */
+ * rank's blob (appended to state; nothing when rank ≥ ck->n_ranks, which the caller must refuse).
+ * Not Collective. */
 strux_status strux_io_checkpoint_read(const char *path, int rank, strux_checkpoint_info *ck,
                                       strux_model *w_train, strux_blob *state);
 

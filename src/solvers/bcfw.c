@@ -5,17 +5,7 @@
  * and the gap are the engine's (dual.c). */
 #include "dual.h"
 
-#include <math.h>
-
-static strux_status bcfw_visit(strux_solver *s, dual_data *d, int64_t i)
-{
-    strux_search_result r;
-    STRUX_TRY(strux_dual_potentials(s, d, i));
-    STRUX_TRY(strux_dual_answer(s, d, NAN, &r));
-    return strux_dual_block_step(s, d, i, &r);
-}
-
-static const dual_method bcfw_method = {.visit = bcfw_visit};
+static const dual_method bcfw_method = {.visit = strux_dual_corner_step};
 
 strux_status strux_solver_create_bcfw(strux_solver *s)
 {

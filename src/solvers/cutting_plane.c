@@ -218,17 +218,12 @@ static strux_status cp_visit(strux_solver *s, dual_data *d, int64_t i)
     strux_search_result r;
     STRUX_TRY(strux_dual_answer(s, d, xi, &r));
     if (r.psi > xi + s->opt.cp_eps) {
+        int moved = m->n_W[i] == m->P && evict(s, d, m, i);
         strux_block_shape bs = strux_task_block_shape(s->task, s->ds, i);
         memset(d->dir, 0, (size_t)bs.p * sizeof *d->dir);
         STRUX_TRY(strux_search_block_add(&r, s->task, s->ds, i, &d->truth, 1.0, d->dir));
-        double beta = strux_search_intercept(&r);
-        int moved = m->n_W[i] == m->P && evict(s, d, m, i); /* evict reuses d->dir */
-        if (moved) {
-            memset(d->dir, 0, (size_t)bs.p * sizeof *d->dir);
-            STRUX_TRY(strux_search_block_add(&r, s->task, s->ds, i, &d->truth, 1.0, d->dir));
-        }
-        STRUX_TRY(plane_add(m, i, d->dir, bs.p, beta, d->rounds));
-        if (moved) STRUX_TRY(strux_dual_potentials(s, d, i));
+        STRUX_TRY(plane_add(m, i, d->dir, bs.p, strux_search_intercept(&r), d->rounds));
+        if (moved) STRUX_TRY(strux_dual_potentials(s, d, i)); /* wl moved: rescore */
     }
     block_optimise(s, d, m, i, d->rounds);
     return STRUX_OK;

@@ -68,9 +68,11 @@ void strux_dual_move(strux_solver *s, dual_data *d, int64_t i, const double *dc)
     strux_task_block_apply(s->task, s->ds, i, dc, d->sigma, d->wl->w);
 }
 
-strux_status strux_dual_block_step(strux_solver *s, dual_data *d, int64_t i,
-                                   const strux_search_result *r)
+strux_status strux_dual_corner_step(strux_solver *s, dual_data *d, int64_t i)
 {
+    strux_search_result answer, *r = &answer;
+    STRUX_TRY(strux_dual_potentials(s, d, i));
+    STRUX_TRY(strux_dual_answer(s, d, NAN, r));
     const strux_dataset *ds = s->ds;
     strux_block_shape bs = strux_task_block_shape(s->task, ds, i);
     double *ci = d->c + d->off[i], *dir = d->dir;

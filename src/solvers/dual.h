@@ -59,11 +59,11 @@ strux_status strux_dual_potentials(strux_solver *s, dual_data *d, int64_t i);
 /* The search's answer for example i (after strux_dual_potentials); xi ≥ 0 is passed to a search
  * that needs the slack (NAN: none). */
 strux_status strux_dual_answer(strux_solver *s, dual_data *d, double xi, strux_search_result *r);
-/* The line-searched block step towards the corner of answer r (BCFW, Lacoste-Julien et al. 2013,
- * with exact line search; SDCA's closed-form step on the block, §4.3): γ maximises the dual along
- * c_s − c_i with curvature λσ′||B_i(c_s − c_i)||². Updates c_i, b_i and wl. */
-strux_status strux_dual_block_step(strux_solver *s, dual_data *d, int64_t i,
-                                   const strux_search_result *r);
+/* Visit example i with the line-searched block step towards the corner of the search's answer at
+ * wl (BCFW, Lacoste-Julien et al. 2013, with exact line search; SDCA's closed-form step on the
+ * block, §4.3): γ maximises the dual along c_s − c_i with curvature λσ′||B_i(c_s − c_i)||².
+ * Updates c_i, b_i and wl. */
+strux_status strux_dual_corner_step(strux_solver *s, dual_data *d, int64_t i);
 /* wl += σ′·B_i·dc for a change dc of block i (the caller has added dc to c_i). */
 void strux_dual_move(strux_solver *s, dual_data *d, int64_t i, const double *dc);
 

@@ -10,7 +10,6 @@
  * BCFW's line-searched step (slack_bicriteria.md §4.3), shared with bcfw.c. */
 #include "dual.h"
 
-#include <math.h>
 #include <string.h>
 
 typedef struct sdca_data {
@@ -61,11 +60,7 @@ static strux_status part_visit(strux_solver *s, dual_data *d, sdca_data *m, int6
 static strux_status sdca_visit(strux_solver *s, dual_data *d, int64_t i)
 {
     sdca_data *m = d->mdata;
-    if (m->per_part) return part_visit(s, d, m, i);
-    strux_search_result r;
-    STRUX_TRY(strux_dual_potentials(s, d, i));
-    STRUX_TRY(strux_dual_answer(s, d, NAN, &r));
-    return strux_dual_block_step(s, d, i, &r);
+    return m->per_part ? part_visit(s, d, m, i) : strux_dual_corner_step(s, d, i);
 }
 
 static void sdca_destroy(dual_data *d)
