@@ -105,5 +105,9 @@ int strux_cmd_help(strux_comm *comm, int argc, char **argv);
 
 /* Print the agreed error (rank 0) and map the status to the process exit code. */
 int strux_cli_fail(strux_comm *comm, strux_status st);
+/* A command whose work is rank 0's (convert, gen): rank 0 runs fn, every rank agrees on its
+ * status and returns the exit code. Collective. */
+int strux_cli_run_on_root(strux_comm *comm, strux_status (*fn)(int argc, char **argv), int argc,
+                          char **argv);
 
 #endif

@@ -47,7 +47,5 @@ static strux_status convert(int argc, char **argv)
 
 int strux_cmd_convert(strux_comm *comm, int argc, char **argv)
 {
-    strux_status st = strux_comm_rank(comm) == 0 ? convert(argc, argv) : STRUX_OK;
-    st = strux_comm_agree(comm, st);
-    return st == STRUX_OK ? 0 : strux_cli_fail(comm, st);
+    return strux_cli_run_on_root(comm, convert, argc, argv);
 }

@@ -39,6 +39,14 @@ int strux_cli_fail(strux_comm *comm, strux_status st)
     }
 }
 
+int strux_cli_run_on_root(strux_comm *comm, strux_status (*fn)(int argc, char **argv), int argc,
+                          char **argv)
+{
+    strux_status st = strux_comm_rank(comm) == 0 ? fn(argc, argv) : STRUX_OK;
+    st = strux_comm_agree(comm, st);
+    return st == STRUX_OK ? 0 : strux_cli_fail(comm, st);
+}
+
 /* Apply and remove the logging flags from argv (not the value after --set); returns the new argc. */
 static int take_log_flags(int rank, int argc, char **argv)
 {
