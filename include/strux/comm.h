@@ -40,6 +40,8 @@ typedef strux_status (*strux_bytes_sink)(void *ctx, int rank, const void *data, 
 strux_status strux_comm_collect(strux_comm *c, const void *data, size_t n, strux_bytes_sink sink,
                                 void *ctx);
 strux_status strux_comm_barrier(strux_comm *c);
+/* Bytes this rank has contributed to collectives so far (payload only; 0 at one rank). */
+int64_t strux_comm_bytes(const strux_comm *c);
 /* Seconds spent in collectives since init (per rank). */
 double strux_comm_seconds(const strux_comm *c);
 

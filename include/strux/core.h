@@ -127,6 +127,23 @@ double strux_rng_normal(strux_rng *r);              /* standard normal (Box-Mull
 /* Fisher-Yates permutation of 0..n-1 drawn from r. */
 void strux_rng_permutation(strux_rng *r, int64_t *perm, int64_t n);
 
+/* ---- capability flags of registry entries (STYLE.md §4): compatibility between a task, a
+ * surrogate, a search and a solver is a question about these flags, never about names ---- */
+enum {
+    STRUX_CAP_DUAL = 1u << 0,        /* solver: keeps a dual and certifies a gap (needs AFFINE) */
+    STRUX_CAP_KEEPS_SLACK = 1u << 1, /* solver: keeps each example's slack ξ_i (n-slack planes) */
+    STRUX_CAP_NEEDS_SLACK = 1u << 2, /* search: needs ξ_i before every run (Sarawagi-Gupta) */
+    STRUX_CAP_AFFINE = 1u << 3,      /* surrogate: ψ affine in h for fixed g, planes are exact */
+    STRUX_CAP_ONE_CALL = 1u << 4,    /* surrogate: ψ = h + g, one direction call answers it */
+    STRUX_CAP_SLACK_FORM = 1u << 5,  /* surrogate: ψ = (1 + m)·g, the λ-searches of §3 answer it */
+    STRUX_CAP_NEEDS_WEDGE = 1u << 6, /* search: asks wedge or ban queries (constrained oracle) */
+    STRUX_CAP_WEDGE = 1u << 7,       /* task: answers wedge and ban queries */
+    STRUX_CAP_HINGE_PARTS = 1u << 8, /* task: its margin loss separates into binary hinges, one
+                                        per label (decomposes over labels: 1-vs-All) */
+};
+/* The names of the flags set in caps, comma-separated, into buf ("" for none). */
+void strux_caps_format(unsigned caps, char *buf, size_t n);
+
 /* ---- typed options from key tables (STYLE.md §7). A module declares its options struct and a
  * table of specs; src/cli fills the struct from the INI file and --set overrides; docs/config.md
  * and `strux help config` are printed from the same tables. ---- */

@@ -9,16 +9,22 @@
 #include "strux/model.h"
 
 /* ---- training curve: named columns, one row per epoch ---- */
-#define STRUX_CURVE_MAX_COLS 16
+#define STRUX_CURVE_MAX_COLS 48
+#define STRUX_CURVE_NAME 64
 typedef struct strux_curve {
     int n_cols;
-    const char *names[STRUX_CURVE_MAX_COLS]; /* static strings */
-    double *v;                               /* n_rows × n_cols, row-major */
+    char names[STRUX_CURVE_MAX_COLS][STRUX_CURVE_NAME]; /* column names, owned */
+    double *v;                                          /* n_rows × n_cols, row-major */
     int64_t n_rows, cap;
 } strux_curve;
 
-/* Start a curve with the given column names (NULL-terminated list). */
+/* Start a curve with the given column names (NULL-terminated list, copied). */
 strux_status strux_curve_init(strux_curve *c, const char *const *names);
+/* Add a column (before the first row); its index goes to *col. A name already present is an
+ * error (two hooks filling one column). */
+strux_status strux_curve_add_column(strux_curve *c, const char *name, int *col);
+/* Index of the named column, −1 when absent. */
+int strux_curve_column(const strux_curve *c, const char *name);
 strux_status strux_curve_append(strux_curve *c, const double *row);
 void strux_curve_free(strux_curve *c);
 

@@ -70,9 +70,20 @@ strux_status strux_search_run(strux_search *s, strux_task *t, const strux_pot *p
  * ξ_i exists only inside an n-slack cutting-plane solver (ξ_i = max(0, max over the working set
  * W_i of the constraint values)). Other searches ignore it. */
 void strux_search_set_slack(strux_search *s, double xi);
-/* Nonzero when the search needs strux_search_set_slack before every run (solvers without a
- * per-example slack should refuse such a search at setup with STRUX_ERR_CONFIG). */
-int strux_search_needs_slack(const strux_search *s);
+/* The flags of the search's row and its surrogate (STRUX_CAP_NEEDS_SLACK: strux_search_set_slack
+ * before every run; STRUX_CAP_AFFINE: the planes below are exact, so the dual solvers apply;
+ * STRUX_CAP_ONE_CALL, STRUX_CAP_SLACK_FORM, STRUX_CAP_NEEDS_WEDGE). */
+unsigned strux_search_caps(const strux_search *s);
+/* The same flags from the options alone (before any data is read), checked against each other
+ * and against the task's flags; the search's name (auto resolved) into name. */
+strux_status strux_search_type_caps(const strux_search_options *opt, unsigned task_caps,
+                                    unsigned *caps, char *name, size_t n);
+/* Names of the surrogates whose flags include caps (static buffer). */
+const char *strux_surrogate_names(unsigned caps);
+/* Does the chosen surrogate or search read key? (1 for keys of [surrogate] every one reads) */
+int strux_search_reads_key(const strux_search_options *opt, const char *key);
+/* "surrogate.search=a|b" (or surrogate.type=...) for a key only some read, "" otherwise. */
+void strux_search_key_readers(const char *key, char *buf, size_t n);
 /* The per-example warm-start state (label caches, λ warm starts, hull vertices) as bytes, and
  * back, for checkpoints: a resumed run continues the same trajectory. load needs a search created
  * with the same options on the same shard. Not Collective. */
@@ -91,8 +102,5 @@ strux_status strux_search_block_add(const strux_search_result *r, const strux_ta
                                     const strux_dataset *ds, int64_t i, const strux_label *truth,
                                     double scale, double *c);
 double strux_search_intercept(const strux_search_result *r);
-/* Nonzero when the surrogate is affine in h for fixed g (margin, slack, beta, microf1): the
- * planes above are exact and the dual solvers apply; ProbLoss is not (use sgd). */
-int strux_search_affine(const strux_search *s);
 
 #endif

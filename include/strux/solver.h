@@ -17,6 +17,7 @@ typedef struct strux_solver_options {
     int64_t seed;             /* solver.seed */
     double tol;               /* solver.tol: stop when gap ≤ tol·primal (dual solvers) */
     int64_t certify_every;    /* solver.certify_every: epochs between objective evaluations */
+    double time_limit;        /* solver.time_limit: seconds of training at most (0: none) */
     int64_t batch;            /* solver.batch: global mini-batch (sgd) */
     int average;              /* solver.average: export the averaged iterate (sgd) */
     int64_t local_passes;     /* solver.local_passes: H block passes per round (dual solvers) */
@@ -44,6 +45,20 @@ strux_status strux_solver_create(const strux_solver_options *opt, strux_task *t,
                                  strux_solver **out);
 void strux_solver_destroy(strux_solver **s);
 const char *strux_solver_name(const strux_solver *s);
+unsigned strux_solver_caps(const strux_solver *s); /* STRUX_CAP_* */
+/* Can these options run together? Asks the registries' capability flags only, so it runs before
+ * any data is read; STRUX_ERR_CONFIG names the missing flag and the entries that have it. */
+strux_status strux_solver_check_options(const strux_solver_options *opt,
+                                        const strux_search_options *so,
+                                        const strux_task_options *to);
+/* Names of the solvers whose flags include caps, comma-separated (static buffer). */
+const char *strux_solver_names(unsigned caps);
+/* Names of the solvers whose flags exclude caps (static buffer). */
+const char *strux_solver_names_without(unsigned caps);
+/* Does solver.type read key? (1 for the interface-wide keys of [solver]) */
+int strux_solver_reads_key(const strux_solver_options *opt, const char *key);
+/* "solver.type=a|b" for a key only some solvers read, "" for an interface-wide key. */
+void strux_solver_key_readers(const char *key, char *buf, size_t n);
 /* Progress within an epoch: fn(ctx, done, total) after each step, with examples processed so far
  * (globally) out of total. Called on every rank; for progress bars and time estimates. */
 typedef void (*strux_progress_fn)(void *ctx, int64_t done, int64_t total);
@@ -52,6 +67,12 @@ void strux_solver_set_progress(strux_solver *s, strux_progress_fn fn, void *ctx)
 /* One epoch: one pass over the data (dual solvers: in CoCoA+ rounds, each with a sync);
  * afterwards m holds the solver's current answer. Collective. */
 strux_status strux_solver_epoch(strux_solver *s);
+/* λ of the objective: the one home of solver.lambda once the solver exists. */
+double strux_solver_lambda(const strux_solver *s);
+/* Change λ between epochs (a λ path, an outer loop): the dual solvers keep their dual variables
+ * and rescale the weights built from them, so the next epochs warm-start; SGD keeps its iterate
+ * and step count. Every rank must pass the same λ. Not Collective. */
+strux_status strux_solver_set_lambda(strux_solver *s, double lambda);
 /* Epochs completed. */
 int64_t strux_solver_epochs_done(const strux_solver *s);
 /* This rank's solver state beyond the model (dual blocks, working sets, the SGD iterate, the

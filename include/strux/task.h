@@ -87,6 +87,13 @@ void strux_task_destroy(strux_task **t);
 const char *strux_task_name(const strux_task *t);
 /* Comma-separated names of every registered task. */
 const char *strux_task_names(void);
+/* STRUX_CAP_* of a task, or of the registry row of a task type (STRUX_ERR_CONFIG if unknown). */
+unsigned strux_task_caps(const strux_task *t);
+strux_status strux_task_type_caps(const char *type, unsigned *caps);
+/* Does task.type read key? (1 for the keys of [task] every task reads) */
+int strux_task_reads_key(const strux_task_options *opt, const char *key);
+/* "task.type=a|b" for a key only some tasks read, "" otherwise. */
+void strux_task_key_readers(const char *key, char *buf, size_t n);
 
 /* Check that a dataset suits the task (label ranges, structure). */
 strux_status strux_task_check(strux_task *t, const strux_dataset *ds);
@@ -107,6 +114,9 @@ strux_status strux_task_truth(const strux_task *t, const strux_dataset *ds, int6
 strux_status strux_task_oracle(strux_task *t, const strux_pot *pot, const strux_label *truth,
                                const strux_query *q, strux_label *y, strux_answer *ans);
 double strux_task_loss(const strux_task *t, const strux_label *y, const strux_label *truth);
+/* The largest loss L(y, y_i) over labels y of this example (the searches' Ĝ, slack_bicriteria.md
+ * §3.6); tasks without their own bound answer the number of parts (the Hamming bound). */
+double strux_task_max_loss(const strux_task *t, const strux_label *truth);
 /* |y| as the oracle's c term counts it. */
 double strux_task_size(const strux_task *t, const strux_label *y);
 /* f(y) under the potentials. */
@@ -160,12 +170,29 @@ void strux_block_gram_apply(const strux_block_shape *b, const double *X, const d
 int32_t strux_task_hinge_parts(const strux_task *t, const strux_label *truth, double *sigma);
 int64_t strux_task_oracle_calls(const strux_task *t);
 
-/* Evaluation: per-example sums in a double buffer (summed over ranks by the caller), then a
- * report as JSON members ("name": value, ...) without braces. */
+/* Named evaluation scores: what a task reports, the driver's test_ columns and `strux eval`'s
+ * JSON object are one list of (name, value) pairs, never text parsed back. The first entry is the
+ * task's headline metric; count entries (example counts) are printed as integers. */
+#define STRUX_SCORES_MAX 16
+#define STRUX_SCORE_NAME 32
+typedef struct strux_scores {
+    int n;
+    char name[STRUX_SCORES_MAX][STRUX_SCORE_NAME];
+    double value[STRUX_SCORES_MAX];
+    int count[STRUX_SCORES_MAX]; /* nonzero: a count, not a rate */
+} strux_scores;
+/* Append one score (silently ignored past STRUX_SCORES_MAX, which no task reaches). */
+void strux_scores_add(strux_scores *s, const char *name, double value, int count);
+/* The scores as JSON members without braces: "name": value, rates with 6 decimals, counts as
+ * integers (the body of `strux eval`'s object). */
+void strux_scores_format(const strux_scores *s, char *buf, size_t n);
+
+/* Evaluation: per-example sums in a double buffer (summed over ranks by the caller), then the
+ * scores computed from the sums. */
 int64_t strux_task_eval_size(const strux_task *t);
 strux_status strux_task_eval_add(const strux_task *t, const strux_label *pred,
                                  const strux_label *truth, double *acc);
-strux_status strux_task_eval_report(const strux_task *t, const double *acc, char *buf, size_t n);
+strux_status strux_task_eval_report(const strux_task *t, const double *acc, strux_scores *out);
 /* Text form of a label as written by `strux predict` (multilabel: "l1,l2,..."). */
 strux_status strux_task_format_label(const strux_task *t, const strux_label *y, char *buf,
                                      size_t n);

@@ -5,6 +5,7 @@
 #define STRUX_CLI_H
 
 #include "strux/comm.h"
+#include "strux/driver.h"
 #include "strux/io.h"
 #include "strux/solver.h"
 
@@ -61,12 +62,8 @@ strux_status strux_config_format(const strux_run_options *o, char **text);
 /* docs/config.md: every key with type, default and description, as Markdown. */
 void strux_config_print_reference(FILE *f);
 
-/* Predict every local example of ds with model m; sum the task's evaluation over ranks and write
- * the JSON object into json (rank 0's copy is the one to print); when pred_path is non-NULL,
- * write one predicted label per line there atomically (rank 0). Collective. */
-strux_status strux_cli_evaluate(strux_comm *comm, strux_task *t, const strux_model *m,
-                                const strux_dataset *ds, const char *pred_path, char *json,
-                                size_t n);
+/* Print scores as one JSON object on rank 0's stdout. Not Collective. */
+void strux_cli_print_scores(const strux_comm *comm, const strux_scores *sc);
 /* Reader options for held-out data scored by a trained model (its dimension and label count;
  * features beyond the model are dropped and counted). */
 strux_read_options strux_cli_heldout_read_options(const strux_comm *comm,
@@ -75,25 +72,18 @@ strux_read_options strux_cli_heldout_read_options(const strux_comm *comm,
 /* Log the number of dropped feature entries (summed over ranks). Collective. */
 strux_status strux_cli_report_dropped(strux_comm *comm, const strux_dataset *ds);
 
-/* What `strux train` shows per epoch (progress.c): the epoch line, the live bar on a terminal,
- * and data.test scored every output.eval_every epochs. Borrows every pointer; test and col_scale
- * may be NULL. Not Collective. */
+/* What `strux train` shows per epoch (progress.c): the epoch line from the driver's record and
+ * the live bar on a terminal. Not Collective. */
 typedef struct strux_progress strux_progress;
-strux_status strux_progress_create(strux_comm *comm, const strux_run_options *o, strux_task *t,
-                                   const strux_model *m, const double *col_scale,
-                                   const strux_dataset *test, strux_progress **out);
+strux_status strux_progress_create(strux_comm *comm, const strux_run_options *o,
+                                   strux_progress **out);
 void strux_progress_destroy(strux_progress **p);
-/* Curve columns: base (NULL-terminated) followed by "test_<metric>" for each held-out metric;
- * the array lives as long as p. */
-const char *const *strux_progress_columns(strux_progress *p, const char *const *base);
-/* Before the solver's epoch. Not Collective. */
-void strux_progress_epoch_begin(strux_progress *p, int64_t epoch);
+/* The run starts (after a resume, at the driver's epoch). */
+void strux_progress_start(strux_progress *p, const strux_driver *d);
 /* The solver's step callback (a strux_progress_fn with p as its context). */
 void strux_progress_step(void *p, int64_t done, int64_t total);
-/* After the epoch: score data.test when due (tail receives one value per test_ column, NaN when
- * not scored), erase the bar, log the epoch line. Collective. */
-strux_status strux_progress_epoch_end(strux_progress *p, int64_t epoch,
-                                      const strux_certificate *c, double train_s, double *tail);
+/* After each epoch: erase the bar, log the epoch line from the record's last row. */
+void strux_progress_record(strux_progress *p, const strux_driver *d, const strux_curve *c);
 
 int strux_cmd_train(strux_comm *comm, int argc, char **argv);
 int strux_cmd_predict(strux_comm *comm, int argc, char **argv);

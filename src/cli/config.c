@@ -73,18 +73,46 @@ static const strux_opt_spec output_specs[] = {
     {NULL},
 };
 
+static int task_reads(const strux_run_options *o, const char *key)
+{
+    return strux_task_reads_key(&o->task, key);
+}
+
+static int search_reads(const strux_run_options *o, const char *key)
+{
+    return strux_search_reads_key(&o->surrogate, key);
+}
+
+static int solver_reads(const strux_run_options *o, const char *key)
+{
+    return strux_solver_reads_key(&o->solver, key);
+}
+
+/* A section: its key table, where its struct lives, and (for the sections whose keys belong to
+ * registry entries) whether the chosen entries read a key and which entries do. */
 typedef struct section {
     const char *name;
     const strux_opt_spec *specs;
     size_t offset; /* of the section's struct in strux_run_options */
+    int (*reads)(const strux_run_options *o, const char *key);
+    void (*readers)(const char *key, char *buf, size_t n);
+    const char *(*names)(void); /* registry names of the section's .type key, or NULL */
 } section;
 
+static const char *solver_names(void)
+{
+    return strux_solver_names(0);
+}
+
 static const section sections[] = {
-    {"data", data_specs, offsetof(strux_run_options, data)},
-    {"task", strux_task_opt_specs, offsetof(strux_run_options, task)},
-    {"surrogate", strux_search_opt_specs, offsetof(strux_run_options, surrogate)},
-    {"solver", strux_solver_opt_specs, offsetof(strux_run_options, solver)},
-    {"output", output_specs, offsetof(strux_run_options, output)},
+    {"data", data_specs, offsetof(strux_run_options, data), NULL, NULL, NULL},
+    {"task", strux_task_opt_specs, offsetof(strux_run_options, task), task_reads,
+     strux_task_key_readers, strux_task_names},
+    {"surrogate", strux_search_opt_specs, offsetof(strux_run_options, surrogate), search_reads,
+     strux_search_key_readers, NULL},
+    {"solver", strux_solver_opt_specs, offsetof(strux_run_options, solver), solver_reads,
+     strux_solver_key_readers, solver_names},
+    {"output", output_specs, offsetof(strux_run_options, output), NULL, NULL, NULL},
 };
 #define N_SECTIONS ((int)(sizeof sections / sizeof *sections))
 
@@ -300,9 +328,15 @@ strux_status strux_config_resolve(strux_config *c, strux_run_options *o)
         const config_entry *e = &c->e[k];
         const section *s = find_section(e->key, strcspn(e->key, "."));
         const strux_opt_spec *p = find_spec(s, e->key);
-        if (p->only && !e->stored && !condition_holds(o, p->only))
+        char only[512] = "";
+        if (p->only)
+            snprintf(only, sizeof only, "%s", p->only);
+        else if (s->readers)
+            s->readers(e->key, only, sizeof only);
+        int read = p->only ? condition_holds(o, p->only) : !s->reads || s->reads(o, e->key);
+        if (!e->stored && !read)
             strux_log(STRUX_LOG_WARN, "%s: %s is ignored: it is read only when %s", e->origin,
-                      e->key, p->only);
+                      e->key, only);
     }
     return STRUX_OK;
 }
@@ -367,9 +401,16 @@ void strux_config_print_reference(FILE *f)
                     if (*q == '|') *q = '/'; /* '|' would split the Markdown table cell */
             } else if (p->type == STRUX_OPT_INT || p->type == STRUX_OPT_DOUBLE) {
                 snprintf(range, sizeof range, " (range [%.15g, %.15g])", p->lo, p->hi);
+            } else if (sections[s].names &&
+                       strcmp(p->key + strlen(sections[s].name), ".type") == 0) {
+                snprintf(range, sizeof range, " (one of: %s)", sections[s].names());
             }
-            char only[256] = "";
-            if (p->only) snprintf(only, sizeof only, " Read only when `%s`.", p->only);
+            char readers[256] = "", only[300] = "";
+            if (p->only)
+                snprintf(readers, sizeof readers, "%s", p->only);
+            else if (sections[s].readers)
+                sections[s].readers(p->key, readers, sizeof readers);
+            if (readers[0]) snprintf(only, sizeof only, " Read only when `%s`.", readers);
             for (char *q = only; *q; q++)
                 if (*q == '|') *q = '/';
             fprintf(f, "| `%s` | %s | `%s` | %s%s.%s |\n", p->key, type_name(p),

@@ -25,8 +25,8 @@ static void loaded_model_free(loaded_model *lm)
 }
 
 strux_read_options strux_cli_heldout_read_options(const strux_comm *comm,
-                                                  const strux_run_options *o,
-                                                  const strux_model *m, int32_t n_labels)
+                                                  const strux_run_options *o, const strux_model *m,
+                                                  int32_t n_labels)
 {
     int bias = o->data.bias > 0;
     strux_read_options ro = {
@@ -52,49 +52,6 @@ strux_status strux_cli_report_dropped(strux_comm *comm, const strux_dataset *ds)
     return STRUX_OK;
 }
 
-/* Append text and a newline to a growing buffer. */
-static strux_status append_line(char **buf, size_t *len, size_t *cap, const char *text)
-{
-    size_t n = strlen(text);
-    if (*len + n + 2 > *cap) {
-        size_t c = (*cap ? *cap * 2 : 1 << 16) + n;
-        STRUX_TRY(strux_realloc_array(buf, c, 1));
-        *cap = c;
-    }
-    memcpy(*buf + *len, text, n);
-    (*buf)[*len + n] = '\n';
-    *len += n + 1;
-    return STRUX_OK;
-}
-
-/* Local part: predict, accumulate metrics, and optionally format predictions. */
-static strux_status score_shard(strux_task *t, const strux_model *m, const strux_dataset *ds,
-                                double *acc, char **text, size_t *len)
-{
-    strux_pot pot = {0};
-    strux_label pred = {0}, truth = {0};
-    size_t cap = 0;
-    char line[1 << 16];
-    strux_status st;
-    STRUX_TRY_GOTO(st, strux_task_pot_alloc(t, ds, &pot), done);
-    STRUX_TRY_GOTO(st, strux_task_label_alloc(t, ds, &pred), done);
-    STRUX_TRY_GOTO(st, strux_task_label_alloc(t, ds, &truth), done);
-    for (int64_t i = 0; i < ds->n_local; i++) {
-        STRUX_TRY_GOTO(st, strux_task_potentials(t, m, ds, i, &pot), done);
-        STRUX_TRY_GOTO(st, strux_task_predict(t, &pot, &pred), done);
-        STRUX_TRY_GOTO(st, strux_task_truth(t, ds, i, &truth), done);
-        STRUX_TRY_GOTO(st, strux_task_eval_add(t, &pred, &truth, acc), done);
-        if (!text) continue;
-        STRUX_TRY_GOTO(st, strux_task_format_label(t, &pred, line, sizeof line), done);
-        STRUX_TRY_GOTO(st, append_line(text, len, &cap, line), done);
-    }
-done:
-    strux_pot_free(&pot);
-    strux_label_free(&pred);
-    strux_label_free(&truth);
-    return st;
-}
-
 static strux_status write_file(const char *path, const char *bytes, size_t n)
 {
     char tmp[4200];
@@ -112,32 +69,27 @@ static strux_status write_file(const char *path, const char *bytes, size_t n)
     return strux_io_commit(tmp, path);
 }
 
-strux_status strux_cli_evaluate(strux_comm *comm, strux_task *t, const strux_model *m,
-                                const strux_dataset *ds, const char *pred_path, char *json,
-                                size_t n)
+void strux_cli_print_scores(const strux_comm *comm, const strux_scores *sc)
 {
-    int64_t n_acc = strux_task_eval_size(t);
-    double *acc = NULL;
-    char *text = NULL;
-    void *all = NULL;
-    size_t len = 0, all_len = 0;
-    strux_status st = strux_alloc_array(&acc, (size_t)n_acc, sizeof *acc);
-    if (st == STRUX_OK) st = score_shard(t, m, ds, acc, pred_path ? &text : NULL, &len);
-    STRUX_TRY_GOTO(st, strux_comm_agree(comm, st), done);
-    STRUX_TRY_GOTO(st, strux_comm_allreduce_sum(comm, acc, n_acc), done);
-    if (pred_path) {
-        STRUX_TRY_GOTO(st, strux_comm_gather_bytes(comm, text, len, 0, &all, &all_len), done);
-        if (strux_comm_rank(comm) == 0) st = write_file(pred_path, all, all_len);
-        STRUX_TRY_GOTO(st, strux_comm_agree(comm, st), done);
-    }
+    if (strux_comm_rank(comm) != 0) return;
     char body[8192];
-    STRUX_TRY_GOTO(st, strux_task_eval_report(t, acc, body, sizeof body), done);
-    snprintf(json, n, "{%s}", body);
-done:
-    strux_free(&acc);
+    strux_scores_format(sc, body, sizeof body);
+    printf("{%s}\n", body);
+    fflush(stdout);
+}
+
+/* Score the data; with pred_path, rank 0 writes the predictions there atomically. */
+static strux_status score(strux_comm *comm, const loaded_model *lm, const char *pred_path,
+                          strux_scores *sc)
+{
+    char *text = NULL;
+    size_t len = 0;
+    strux_status st =
+        strux_evaluate(comm, lm->task, lm->model, lm->data, sc, pred_path ? &text : NULL, &len);
+    if (st == STRUX_OK && pred_path && strux_comm_rank(comm) == 0)
+        st = write_file(pred_path, text, len);
     strux_free(&text);
-    strux_free(&all);
-    return st;
+    return strux_comm_agree(comm, st);
 }
 
 /* Every rank reads the model, rebuilds the task from the stored config, and reads its shard. */
@@ -162,8 +114,8 @@ static strux_status parse(int argc, char **argv, const char **model, const char 
     *model = *data = NULL;
     if (out) *out = NULL;
     for (int k = 1; k < argc; k++) {
-        const char **slot = strcmp(argv[k], "--model") == 0  ? model
-                            : strcmp(argv[k], "--data") == 0 ? data
+        const char **slot = strcmp(argv[k], "--model") == 0        ? model
+                            : strcmp(argv[k], "--data") == 0       ? data
                             : out && strcmp(argv[k], "--out") == 0 ? out
                                                                    : NULL;
         STRUX_CHECK(slot && k + 1 < argc, STRUX_ERR_CONFIG, "usage: %s", usage);
@@ -177,13 +129,12 @@ int strux_cmd_predict(strux_comm *comm, int argc, char **argv)
 {
     const char *model, *data, *out;
     loaded_model lm = {0};
-    char json[8192];
-    strux_status st = strux_comm_agree(
-        comm, parse(argc, argv, &model, &data, &out,
-                    "strux predict --model MODEL --data DATA --out PREDICTIONS"));
+    strux_scores sc;
+    strux_status st =
+        strux_comm_agree(comm, parse(argc, argv, &model, &data, &out,
+                                     "strux predict --model MODEL --data DATA --out PREDICTIONS"));
     if (st == STRUX_OK) st = load(comm, model, data, &lm);
-    if (st == STRUX_OK) st = strux_cli_evaluate(comm, lm.task, lm.model, lm.data, out, json,
-                                                sizeof json);
+    if (st == STRUX_OK) st = score(comm, &lm, out, &sc);
     if (st == STRUX_OK)
         strux_log(STRUX_LOG_INFO, "%lld predictions written to %s", (long long)lm.data->n_global,
                   out);
@@ -195,13 +146,12 @@ int strux_cmd_eval(strux_comm *comm, int argc, char **argv)
 {
     const char *model, *data;
     loaded_model lm = {0};
-    char json[8192];
+    strux_scores sc;
     strux_status st = strux_comm_agree(
         comm, parse(argc, argv, &model, &data, NULL, "strux eval --model MODEL --data DATA"));
     if (st == STRUX_OK) st = load(comm, model, data, &lm);
-    if (st == STRUX_OK)
-        st = strux_cli_evaluate(comm, lm.task, lm.model, lm.data, NULL, json, sizeof json);
-    if (st == STRUX_OK && strux_comm_rank(comm) == 0) printf("%s\n", json);
+    if (st == STRUX_OK) st = score(comm, &lm, NULL, &sc);
+    if (st == STRUX_OK) strux_cli_print_scores(comm, &sc);
     loaded_model_free(&lm);
     return st == STRUX_OK ? 0 : strux_cli_fail(comm, st);
 }

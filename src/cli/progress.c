@@ -1,17 +1,13 @@
 /* cli/progress.c - what `strux train` shows while it runs: one compact line per epoch (epoch,
- * objective, duality gap when the solver has one, the task's headline held-out metric, training
- * time, ETA from the epoch rate) through the logger, and, on rank 0 when stderr is a terminal, a
- * live bar within the epoch driven by the solver's step callback (strux_solver_set_progress),
- * redrawn at most PROGRESS_REDRAW_S apart and erased before the epoch line. When stderr is not a
- * terminal (output.progress = auto), or with --quiet or --log-json, only the log lines appear;
- * output.progress = always draws the bar through a pipe too (mpirun forwards rank 0's stderr
- * through one, so the ranks cannot see the user's terminal).
- * Held-out scoring: data.test (loaded once by the driver) is scored every output.eval_every
- * epochs and after the last one, with the weights as they will be exported (data.scale factors
- * folded in, as train.c does before saving), so the per-epoch values are those `strux eval` would
- * report for a model saved at that epoch. Every metric of the task's report except the count "n"
- * becomes a curve column "test_<metric>" (NaN in epochs not scored); the report's first member is
- * the task's headline metric, the one shown on the epoch line. */
+ * objective, duality gap when the solver has one, the headline held-out metric, training time,
+ * ETA from the epoch rate) through the logger, printed from the driver's per-epoch record, and,
+ * on rank 0 when stderr is a terminal, a live bar within the epoch driven by the solver's step
+ * callback (strux_driver_set_progress), redrawn at most PROGRESS_REDRAW_S apart and erased before
+ * the epoch line. When stderr is not a terminal (output.progress = auto), or with --quiet or
+ * --log-json, only the log lines appear; output.progress = always draws the bar through a pipe
+ * too (mpirun forwards rank 0's stderr through one, so the ranks cannot see the user's terminal).
+ * The headline held-out metric is the first test_* column of the record (the task's first score),
+ * shown in the epochs where the driver scored data.test. */
 #include "cli.h"
 
 #include <math.h>
@@ -22,54 +18,17 @@
 
 #define PROGRESS_REDRAW_S 0.1 /* at most ~10 redraws per second */
 #define PROGRESS_BAR_WIDTH 30 /* characters between the brackets */
-#define PROGRESS_MAX_METRICS 8
-#define PROGRESS_NAME_BYTES 64
 
 struct strux_progress {
-    strux_comm *comm;          /* borrowed */
-    strux_task *task;          /* borrowed */
-    const strux_model *m;      /* borrowed: the model the solver writes */
-    const double *col_scale;   /* borrowed: data.scale factors per column, or NULL */
-    const strux_dataset *test; /* borrowed: data.test, or NULL */
-    strux_model *folded;       /* m with col_scale folded in (only when col_scale is set) */
-    int64_t epochs;            /* solver.epochs */
-    int64_t eval_every;        /* output.eval_every */
-    int bar;                   /* nonzero: draw the bar (rank 0, terminal, plain INFO logging) */
-    int bar_shown;             /* a bar is on the screen and must be erased */
-    int64_t epoch;             /* epoch in progress */
-    double t_epoch;            /* its start */
-    double t_first;            /* start of the first epoch of this process */
-    int64_t epochs_done;       /* epochs completed by this process (a resumed run counts anew) */
-    double t_drawn;            /* last redraw */
-    int n_metrics;             /* held-out metrics that get a column */
-    char metric[PROGRESS_MAX_METRICS][PROGRESS_NAME_BYTES];     /* their names */
-    char column[PROGRESS_MAX_METRICS][PROGRESS_NAME_BYTES + 8]; /* "test_<name>" */
-    const char *columns[STRUX_CURVE_MAX_COLS + 1];              /* base + test_ columns */
+    int64_t epochs;      /* solver.epochs */
+    int bar;             /* nonzero: draw the bar (rank 0, terminal, plain INFO logging) */
+    int bar_shown;       /* a bar is on the screen and must be erased */
+    int64_t epoch;       /* epoch in progress */
+    double t_epoch;      /* its start */
+    double t_first;      /* start of the first epoch of this process */
+    int64_t epochs_done; /* epochs completed by this process (a resumed run counts anew) */
+    double t_drawn;      /* last redraw */
 };
-
-/* Next `"name": number` member of a flat JSON object body at *s; 0 at the end. Members whose
- * value is not a number are skipped. */
-static int next_member(const char **s, char *name, size_t n, double *value)
-{
-    for (;;) {
-        const char *q = strchr(*s, '"');
-        if (!q) return 0;
-        const char *e = strchr(q + 1, '"');
-        if (!e) return 0;
-        size_t len = (size_t)(e - q - 1) < n - 1 ? (size_t)(e - q - 1) : n - 1;
-        memcpy(name, q + 1, len);
-        name[len] = '\0';
-        const char *v = e + 1;
-        while (*v == ' ' || *v == ':')
-            v++;
-        char *end;
-        *value = strtod(v, &end);
-        *s = end;
-        if (end != v) return 1;
-        *s = v + strcspn(v, ",}"); /* not a number: skip the member */
-        if (!**s) return 0;
-    }
-}
 
 static void format_duration(double s, char *buf, size_t n)
 {
@@ -85,68 +44,24 @@ static void format_duration(double s, char *buf, size_t n)
         snprintf(buf, n, "%dh%02dm", (int)(s / 3600), (int)fmod(s / 60, 60));
 }
 
-/* Names of the task's held-out metrics: its report on an empty accumulator. */
-static strux_status find_metrics(strux_progress *p)
-{
-    double *acc = NULL;
-    char body[8192];
-    STRUX_TRY(strux_alloc_array(&acc, (size_t)strux_task_eval_size(p->task) + 1, sizeof *acc));
-    strux_status st = strux_task_eval_report(p->task, acc, body, sizeof body);
-    strux_free(&acc);
-    STRUX_TRY(st);
-    const char *s = body;
-    char name[PROGRESS_NAME_BYTES];
-    double v;
-    while (next_member(&s, name, sizeof name, &v) && p->n_metrics < PROGRESS_MAX_METRICS) {
-        if (strcmp(name, "n") == 0) continue;
-        snprintf(p->metric[p->n_metrics], sizeof p->metric[0], "%s", name);
-        snprintf(p->column[p->n_metrics], sizeof p->column[0], "test_%s", name);
-        p->n_metrics++;
-    }
-    return STRUX_OK;
-}
-
-strux_status strux_progress_create(strux_comm *comm, const strux_run_options *o, strux_task *t,
-                                   const strux_model *m, const double *col_scale,
-                                   const strux_dataset *test, strux_progress **out)
+strux_status strux_progress_create(strux_comm *comm, const strux_run_options *o,
+                                   strux_progress **out)
 {
     strux_progress *p;
     STRUX_TRY(strux_alloc(&p, sizeof *p));
     *out = p;
-    p->comm = comm;
-    p->task = t;
-    p->m = m;
-    p->col_scale = col_scale;
-    p->test = test;
     p->epochs = o->solver.epochs;
-    p->eval_every = o->output.eval_every;
     int want = strcmp(o->output.progress, "always") == 0 ||
                (strcmp(o->output.progress, "auto") == 0 && isatty(STDERR_FILENO));
     p->bar = want && strux_comm_rank(comm) == 0 && !strux_log_json() &&
              strux_log_level_get() >= STRUX_LOG_INFO;
     p->t_first = -1;
-    if (test) STRUX_TRY(find_metrics(p));
-    if (test && col_scale) STRUX_TRY(strux_model_create(m->n_rows, m->dim, m->n_extra, &p->folded));
     return STRUX_OK;
 }
 
 void strux_progress_destroy(strux_progress **p)
 {
-    if (!*p) return;
-    strux_model_destroy(&(*p)->folded);
     strux_free(p);
-}
-
-const char *const *strux_progress_columns(strux_progress *p, const char *const *base)
-{
-    int n = 0;
-    while (base[n] && n < STRUX_CURVE_MAX_COLS)
-        p->columns[n] = base[n], n++;
-    if (n + p->n_metrics > STRUX_CURVE_MAX_COLS) p->n_metrics = STRUX_CURVE_MAX_COLS - n;
-    for (int k = 0; k < p->n_metrics; k++)
-        p->columns[n++] = p->column[k];
-    p->columns[n] = NULL;
-    return p->columns;
 }
 
 static void erase_bar(strux_progress *p)
@@ -157,16 +72,11 @@ static void erase_bar(strux_progress *p)
     p->bar_shown = 0;
 }
 
-void strux_progress_epoch_begin(strux_progress *p, int64_t epoch)
-{
-    p->epoch = epoch;
-    p->t_epoch = p->t_drawn = strux_time_now();
-    if (p->t_first < 0) p->t_first = p->t_epoch;
-}
-
 void strux_progress_step(void *ctx, int64_t done, int64_t total)
 {
     strux_progress *p = ctx;
+    if (p->t_epoch == 0) p->t_epoch = p->t_drawn = strux_time_now(); /* the epoch's first step */
+    if (p->t_first < 0) p->t_first = p->t_epoch;
     if (!p->bar || total <= 0 || done >= total) return;
     double now = strux_time_now();
     if (now - p->t_drawn < PROGRESS_REDRAW_S) return;
@@ -189,46 +99,33 @@ void strux_progress_step(void *ctx, int64_t done, int64_t total)
     p->bar_shown = 1;
 }
 
-/* Score data.test with the weights as exported; values[k] gets metric k. Collective. */
-static strux_status score_test(strux_progress *p, double *values)
+void strux_progress_start(strux_progress *p, const strux_driver *d)
 {
-    const strux_model *m = p->m;
-    if (p->folded) {
-        STRUX_TRY(strux_model_copy(p->folded, m));
-        for (int32_t k = 0; k < m->n_rows; k++)
-            for (int32_t j = 0; j < m->dim; j++)
-                strux_model_row(p->folded, k)[j] *= p->col_scale[j];
-        m = p->folded;
-    }
-    char json[8192];
-    STRUX_TRY(strux_cli_evaluate(p->comm, p->task, m, p->test, NULL, json, sizeof json));
-    const char *s = json;
-    char name[PROGRESS_NAME_BYTES];
-    double v;
-    while (next_member(&s, name, sizeof name, &v))
-        for (int k = 0; k < p->n_metrics; k++)
-            if (strcmp(name, p->metric[k]) == 0) values[k] = v;
-    return STRUX_OK;
+    p->epoch = strux_driver_epoch(d) + 1;
 }
 
-strux_status strux_progress_epoch_end(strux_progress *p, int64_t epoch, const strux_certificate *c,
-                                      double train_s, double *tail)
+void strux_progress_record(strux_progress *p, const strux_driver *d, const strux_curve *c)
 {
-    for (int k = 0; k < p->n_metrics; k++)
-        tail[k] = NAN;
-    int due = p->test && (epoch == p->epochs || (p->eval_every > 0 && epoch % p->eval_every == 0));
-    if (due) STRUX_TRY(score_test(p, tail));
+    const double *row = c->v + (c->n_rows - 1) * c->n_cols;
+    int64_t epoch = strux_driver_epoch(d);
     double now = strux_time_now();
+    if (p->t_first < 0) p->t_first = now - row[strux_curve_column(c, "time_s")];
     p->epochs_done++;
+    p->epoch = epoch + 1;
+    p->t_epoch = 0;
     double eta = (now - p->t_first) / (double)p->epochs_done * (double)(p->epochs - epoch);
-    char objective[64] = "", gap[64] = "", test[128] = "", t_train[32], t_eta[32];
-    if (!isnan(c->primal)) snprintf(objective, sizeof objective, "  objective %.6g", c->primal);
-    if (!isnan(c->gap)) snprintf(gap, sizeof gap, "  gap %.3e", c->gap);
-    if (due && p->n_metrics > 0) snprintf(test, sizeof test, "  %s %.6g", p->column[0], tail[0]);
-    format_duration(train_s, t_train, sizeof t_train);
+    double primal = row[strux_curve_column(c, "primal")], gap = row[strux_curve_column(c, "gap")];
+    char objective[64] = "", gap_text[64] = "", test[128] = "", t_train[32], t_eta[32];
+    if (!isnan(primal)) snprintf(objective, sizeof objective, "  objective %.6g", primal);
+    if (!isnan(gap)) snprintf(gap_text, sizeof gap_text, "  gap %.3e", gap);
+    for (int k = 0; k < c->n_cols; k++)
+        if (strncmp(c->names[k], "test_", 5) == 0) { /* the headline: the first test_ column */
+            if (!isnan(row[k])) snprintf(test, sizeof test, "  %s %.6g", c->names[k], row[k]);
+            break;
+        }
+    format_duration(strux_driver_train_seconds(d), t_train, sizeof t_train);
     format_duration(eta, t_eta, sizeof t_eta);
     erase_bar(p);
     strux_log(STRUX_LOG_INFO, "epoch %lld/%lld%s%s%s  time %s  eta %s", (long long)epoch,
-              (long long)p->epochs, objective, gap, test, t_train, t_eta);
-    return STRUX_OK;
+              (long long)p->epochs, objective, gap_text, test, t_train, t_eta);
 }

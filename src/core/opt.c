@@ -85,6 +85,20 @@ strux_status strux_opt_set(const strux_opt_spec *spec, void *base, const char *t
                            "option %s has an unknown type", spec->key);
 }
 
+void strux_caps_format(unsigned caps, char *buf, size_t n)
+{
+    static const char *const names[] = {"dual",        "keeps_slack", "needs_slack",
+                                        "affine",      "one_call",    "slack_form",
+                                        "needs_wedge", "wedge",       "hinge_parts"};
+    size_t used = 0;
+    buf[0] = '\0';
+    for (size_t k = 0; k < sizeof names / sizeof *names && used < n; k++)
+        if (caps & (1u << k)) {
+            int w = snprintf(buf + used, n - used, "%s%s", used ? ", " : "", names[k]);
+            if (w > 0) used += (size_t)w;
+        }
+}
+
 strux_status strux_opt_defaults(const strux_opt_spec *specs, void *base)
 {
     for (const strux_opt_spec *s = specs; s->key; s++)
@@ -119,15 +133,18 @@ void strux_opt_format(const strux_opt_spec *spec, const void *base, char *buf, s
 int strux_opt_count(const strux_opt_spec *specs)
 {
     int n = 0;
-    while (specs[n].key) n++;
+    while (specs[n].key)
+        n++;
     return n;
 }
 
 /* Trim spaces and tabs at both ends of [s, e) into buf; returns 0 when it does not fit. */
 static int copy_trimmed(const char *s, const char *e, char *buf, size_t n)
 {
-    while (s < e && (*s == ' ' || *s == '\t')) s++;
-    while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r')) e--;
+    while (s < e && (*s == ' ' || *s == '\t'))
+        s++;
+    while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r'))
+        e--;
     if ((size_t)(e - s) >= n) return 0;
     memcpy(buf, s, (size_t)(e - s));
     buf[e - s] = '\0';
@@ -143,15 +160,17 @@ int strux_opt_ini_get(const char *text, const char *key, char *buf, size_t n)
     for (const char *line = text; *line;) {
         const char *end = line + strcspn(line, "\n");
         const char *s = line;
-        while (s < end && (*s == ' ' || *s == '\t')) s++;
+        while (s < end && (*s == ' ' || *s == '\t'))
+            s++;
         if (*s == '[') {
             const char *close = memchr(s, ']', (size_t)(end - s));
-            in_section = close && (size_t)(close - s - 1) == sec_len &&
-                         strncmp(s + 1, key, sec_len) == 0;
+            in_section =
+                close && (size_t)(close - s - 1) == sec_len && strncmp(s + 1, key, sec_len) == 0;
         } else if (in_section && (size_t)(end - s) > name_len &&
                    strncmp(s, dot + 1, name_len) == 0) {
             const char *q = s + name_len;
-            while (q < end && (*q == ' ' || *q == '\t')) q++;
+            while (q < end && (*q == ' ' || *q == '\t'))
+                q++;
             if (q < end && *q == '=') return copy_trimmed(q + 1, end, buf, n);
         }
         line = *end ? end + 1 : end;

@@ -13,6 +13,7 @@ struct strux_comm {
     int rank, size;
     int we_initialised; /* MPI_Init was called here, so finalize calls MPI_Finalize */
     double seconds;     /* time inside collectives */
+    int64_t bytes;      /* bytes this rank contributed to collectives (0 at one rank) */
 };
 
 static strux_status mpi_error(int rc, const char *what, const char *file, int line,
@@ -68,6 +69,11 @@ int strux_comm_size(const strux_comm *c)
     return c->size;
 }
 
+int64_t strux_comm_bytes(const strux_comm *c)
+{
+    return c->bytes;
+}
+
 double strux_comm_seconds(const strux_comm *c)
 {
     return c->seconds;
@@ -111,6 +117,7 @@ static strux_status allreduce(strux_comm *c, void *buf, int64_t n, MPI_Datatype 
             MPI_Allreduce(MPI_IN_PLACE, (char *)buf + o * (int64_t)esz, (int)k, type, op, c->comm));
     }
     c->seconds += strux_time_now() - t0;
+    if (c->size > 1) c->bytes += n * (int64_t)esz;
     return STRUX_OK;
 }
 
@@ -137,6 +144,7 @@ strux_status strux_comm_bcast(strux_comm *c, void *buf, size_t bytes, int root)
         MPI_TRY(MPI_Bcast((char *)buf + o, (int)k, MPI_BYTE, root, c->comm));
     }
     c->seconds += strux_time_now() - t0;
+    if (c->size > 1 && c->rank == root) c->bytes += (int64_t)bytes;
     return STRUX_OK;
 }
 

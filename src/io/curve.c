@@ -14,13 +14,30 @@ struct strux_metrics {
 strux_status strux_curve_init(strux_curve *c, const char *const *names)
 {
     *c = (strux_curve){0};
-    while (names[c->n_cols]) {
-        STRUX_CHECK(c->n_cols < STRUX_CURVE_MAX_COLS, STRUX_ERR_INTERNAL,
-                    "curve with more than %d columns", STRUX_CURVE_MAX_COLS);
-        c->names[c->n_cols] = names[c->n_cols];
-        c->n_cols++;
-    }
+    int col;
+    for (int k = 0; names[k]; k++)
+        STRUX_TRY(strux_curve_add_column(c, names[k], &col));
     return STRUX_OK;
+}
+
+strux_status strux_curve_add_column(strux_curve *c, const char *name, int *col)
+{
+    STRUX_CHECK(c->n_rows == 0, STRUX_ERR_INTERNAL, "column %s added to a curve with rows", name);
+    STRUX_CHECK(c->n_cols < STRUX_CURVE_MAX_COLS, STRUX_ERR_INTERNAL,
+                "curve with more than %d columns", STRUX_CURVE_MAX_COLS);
+    STRUX_CHECK(strlen(name) < STRUX_CURVE_NAME, STRUX_ERR_INTERNAL, "column name %s too long",
+                name);
+    STRUX_CHECK(strux_curve_column(c, name) < 0, STRUX_ERR_INTERNAL, "two columns named %s", name);
+    snprintf(c->names[c->n_cols], sizeof c->names[0], "%s", name);
+    *col = c->n_cols++;
+    return STRUX_OK;
+}
+
+int strux_curve_column(const strux_curve *c, const char *name)
+{
+    for (int k = 0; k < c->n_cols; k++)
+        if (strcmp(c->names[k], name) == 0) return k;
+    return -1;
 }
 
 strux_status strux_curve_append(strux_curve *c, const double *row)

@@ -8,7 +8,7 @@
  * Departures from the paper's listing, all from the spec: no early return at a tangent point
  * (A3), a priority queue by bound or FIFO (A5), the 0.999 stop checked against the largest bound
  * left (A7), a degenerate root answer split at the ray 1/λ0 (A8), λ0 = Ĥ/Ĝ (A1) with Ĥ from one
- * O(0) call and Ĝ = the number of parts (the largest Hamming loss), a label cache per example;
+ * O(0) call and Ĝ = the task's largest loss (strux_task_max_loss), a label cache per example;
  * with surrogate.warm_start, λ0 is instead the tangent weight of the best cached label. */
 #include "search_impl.h"
 
@@ -138,7 +138,7 @@ static strux_status angular_run(strux_search *s, strux_task *t, const strux_pot 
     }
     /* λ0: the tangent weight h/g of the best cached label when warm-starting (a label still
      * optimal then certifies itself in one call: K(λ0)²/4λ0 = hg), else Ĥ/Ĝ (A1) with
-     * Ĥ = K(0) = 1 + max m from one O(0) call and Ĝ = the parts (largest Hamming loss) */
+     * Ĥ = K(0) = 1 + max m from one O(0) call and Ĝ = the task's largest loss (strux_task_max_loss) */
     strux_point p;
     int found;
     strux_query q;
@@ -148,7 +148,7 @@ static strux_status angular_run(strux_search *s, strux_task *t, const strux_pot 
     } else {
         q = strux_plane_query(&s->u, 1.0, 0.0);
         STRUX_TRY(strux_plane_call(s, t, pot, truth, &q, &s->scratch, &p, &found));
-        double G_hat = truth->n > 0 ? truth->n : 1;
+        double G_hat = strux_task_max_loss(t, truth);
         lambda0 = (found && p.h > 0 ? p.h : 1.0) / G_hat;
         if (found && p.h * p.g > phi_best) {
             phi_best = p.h * p.g;
@@ -251,7 +251,6 @@ static const struct strux_search_ops angular_ops = {
 strux_status strux_search_create_angular(const strux_search_options *opt, const strux_task *t,
                                          const strux_dataset *ds, strux_search *s)
 {
-    STRUX_TRY(strux_search_require_surrogate(s, "slack"));
     angular_data *d;
     STRUX_TRY(strux_alloc(&d, sizeof *d));
     s->data = d;

@@ -45,7 +45,6 @@ strux_status strux_search_create_binary(const strux_search_options *opt, const s
                                         const strux_dataset *ds, strux_search *s)
 {
     (void)opt, (void)t, (void)ds;
-    STRUX_TRY(strux_search_require_surrogate(s, "slack"));
     s->ops = &binary_ops;
     return STRUX_OK;
 }

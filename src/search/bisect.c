@@ -97,7 +97,6 @@ strux_status strux_search_create_bisect(const strux_search_options *opt, const s
                                         const strux_dataset *ds, strux_search *s)
 {
     (void)opt, (void)t;
-    STRUX_TRY(strux_search_require_surrogate(s, "slack"));
     bisect_data *d;
     STRUX_TRY(strux_alloc(&d, sizeof *d));
     s->data = d;

@@ -102,15 +102,6 @@ strux_status strux_search_answer_mix(strux_search *s, const strux_label *ya, con
     return STRUX_OK;
 }
 
-strux_status strux_search_require_surrogate(const strux_search *s, const char *surrogate)
-{
-    STRUX_CHECK(strcmp(s->u.name, surrogate) == 0, STRUX_ERR_CONFIG,
-                "surrogate.search = %s answers only surrogate.type = %s (got '%s'); the "
-                "convex_hull search answers every surrogate",
-                s->type_name, surrogate, s->u.name);
-    return STRUX_OK;
-}
-
 strux_status strux_search_offer(strux_search *s, const strux_label *y, const strux_point *p,
                                 double *phi_best, strux_point *best)
 {
@@ -134,7 +125,7 @@ strux_status strux_search_start_slack(strux_search *s, strux_task *t, const stru
     int found;
     STRUX_TRY(strux_plane_call(s, t, pot, truth, &q, &s->scratch, &p, &found));
     STRUX_TRY(strux_search_offer(s, &s->scratch, &p, phi_best, best));
-    double G_hat = truth->n > 0 ? truth->n : 1;
+    double G_hat = strux_task_max_loss(t, truth);
     *lambda_c = (p.h > 0 ? p.h : 1.0) / G_hat;
     return STRUX_OK;
 }

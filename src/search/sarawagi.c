@@ -71,8 +71,6 @@ strux_status strux_search_create_sarawagi(const strux_search_options *opt, const
                                           const strux_dataset *ds, strux_search *s)
 {
     (void)opt, (void)t, (void)ds;
-    STRUX_TRY(strux_search_require_surrogate(s, "slack"));
     s->ops = &sarawagi_ops;
-    s->needs_slack = 1;
     return STRUX_OK;
 }

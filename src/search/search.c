@@ -11,7 +11,6 @@
 /* Call cap of the exact search: angular and convex hull end by exhaustion long before (at most
  * 2M + 1 calls for M distinct points, §3.6 Theorem 2); the cap only guards against loops. */
 #define EXACT_MAX_CALLS 10000
-#define SLACK_ONLY "surrogate.search=angular|bisect|binary|sarawagi|auto"
 
 const strux_opt_spec strux_search_opt_specs[] = {
     {"surrogate.type", STRUX_OPT_CHOICE, offsetof(strux_search_options, type), "margin", 0, 0,
@@ -26,36 +25,35 @@ const strux_opt_spec strux_search_opt_specs[] = {
      "sarawagi, binary, bisect and angular answer slack only, sarawagi only inside a "
      "cutting-plane solver (it needs the slack ξ_i)"},
     {"surrogate.beta", STRUX_OPT_DOUBLE, offsetof(strux_search_options, beta), "0.5", 0, 1, NULL,
-     "surrogate.type=beta", "β of β-scaling ψ = m·L^β + L (§1.4; 0: margin, 1: slack)"},
+     NULL, "β of β-scaling ψ = m·L^β + L (§1.4; 0: margin, 1: slack)"},
     {"surrogate.probloss_convex", STRUX_OPT_BOOL, offsetof(strux_search_options, probloss_convex),
-     "true", 0, 0, NULL, "surrogate.type=probloss",
+     "true", 0, 0, NULL, NULL,
      "ProbLoss convex extension: tangent continuation L + sqrt(L)·m for m > 0 (§1.5, A21); "
      "false: the raw ProbLoss 2L·Φ_N(m / sqrt(2L/π))"},
     {"surrogate.integral", STRUX_OPT_BOOL, offsetof(strux_search_options, integral), "false", 0, 0,
-     NULL, "surrogate.search=convex_hull|auto",
+     NULL, NULL,
      "convex_hull: recover an integral label with ban-list oracle calls (§3.8) instead of "
      "answering with the fractional optimum over the hull (a mixture of two labels, §1.8)"},
     {"surrogate.eps", STRUX_OPT_DOUBLE, offsetof(strux_search_options, eps), "1e-3", 0, 0.5, NULL,
-     SLACK_ONLY,
+     NULL,
      "stop once the best value found is ≥ (1 − eps) times the certified upper bound "
      "(K(λ)²/4λ, §3.1 Lemma 5; the paper's 0.999 stop for angular, A7); 0: run to exactness"},
     {"surrogate.tol", STRUX_OPT_DOUBLE, offsetof(strux_search_options, tol), "1e-3", 1e-12, 1, NULL,
-     "surrogate.search=sarawagi|binary|bisect",
-     "stop when the λ interval is relatively narrower than this (§3.2-3.4)"},
+     NULL, "stop when the λ interval is relatively narrower than this (§3.2-3.4)"},
     {"surrogate.max_calls", STRUX_OPT_INT, offsetof(strux_search_options, max_calls), "100", 1, 1e6,
-     NULL, "surrogate.search=sarawagi|binary|bisect|angular|convex_hull|auto",
+     NULL, NULL,
      "oracle calls per search at most (A9 call cap); the answer is then the best label found "
      "and the reported bound stays certified"},
     {"surrogate.queue", STRUX_OPT_CHOICE, offsetof(strux_search_options, queue), "priority", 0, 0,
-     "priority|fifo", "surrogate.search=angular|auto",
+     "priority|fifo", NULL,
      "angular search order: priority (largest bound first, §3.6) or fifo (breadth first, the "
      "order of the Theorem-4 rate, A5)"},
     {"surrogate.cache", STRUX_OPT_INT, offsetof(strux_search_options, cache), "4", 0, 64, NULL,
-     "surrogate.search=angular|auto",
+     NULL,
      "angular: most violating labels remembered per example and re-scored before each search "
      "(the label cache of §3.6); 0: none"},
     {"surrogate.warm_start", STRUX_OPT_BOOL, offsetof(strux_search_options, warm_start), "true", 0,
-     0, NULL, "surrogate.search=angular|bisect|convex_hull|auto",
+     0, NULL, NULL,
      "start from the previous visit of the example: its best λ (bisect, §3.4), its hull "
      "vertices pruned to their upper-right chain (convex_hull, §3.7), or the tangent weight "
      "h/g of its best cached label as the root weight λ0 instead of Ĥ/Ĝ (angular, needs "
@@ -69,31 +67,112 @@ strux_status strux_search_options_default(strux_search_options *opt)
     return strux_opt_defaults(strux_search_opt_specs, opt);
 }
 
-static const char *search_names(void)
+/* Names of the searches that answer a surrogate with flags caps (comma-separated). */
+static const char *search_names(unsigned surrogate_caps)
 {
     static char names[256];
-    if (!names[0])
-        for (const strux_search_entry *e = strux_search_registry; e->name; e++) {
+    names[0] = '\0';
+    for (const strux_search_entry *e = strux_search_registry; e->name; e++)
+        if ((surrogate_caps & e->needs) == e->needs) {
             if (names[0]) strncat(names, ", ", sizeof names - strlen(names) - 1);
             strncat(names, e->name, sizeof names - strlen(names) - 1);
         }
     return names;
 }
 
-strux_status strux_search_create(const strux_search_options *opt, const strux_task *t,
-                                 const strux_dataset *ds, strux_search **out)
+/* The surrogate and the search row of the options (surrogate.search = auto resolved), checked
+ * against each other and against the task's flags: every refusal names the missing flag and the
+ * entries that have it. */
+static strux_status resolve(const strux_search_options *opt, unsigned task_caps, strux_surrogate *u,
+                            const strux_search_entry **out)
 {
-    strux_surrogate u;
-    STRUX_TRY(strux_surrogate_lookup(opt, &u));
-    const char *name = strcmp(opt->search, "auto") == 0 ? u.default_search : opt->search;
+    STRUX_TRY(strux_surrogate_lookup(opt, u));
+    const char *name = strcmp(opt->search, "auto") == 0 ? u->default_search : opt->search;
     const strux_search_entry *e = strux_search_registry;
     while (e->name && strcmp(e->name, name) != 0)
         e++;
     STRUX_CHECK(e->name, STRUX_ERR_CONFIG, "surrogate.search = '%s' is unknown; valid: auto, %s",
-                name, search_names());
+                name, search_names(~0u));
+    char flags[128];
+    strux_caps_format(e->needs & ~u->caps, flags, sizeof flags);
+    STRUX_CHECK((u->caps & e->needs) == e->needs, STRUX_ERR_CONFIG,
+                "surrogate.search = %s needs a surrogate with flag %s; surrogate.type = %s lacks "
+                "it: surrogates with it: %s; searches that answer %s: %s",
+                e->name, flags, u->name, strux_surrogate_names(e->needs), u->name,
+                search_names(u->caps));
+    STRUX_CHECK(!(e->caps & STRUX_CAP_NEEDS_WEDGE) || (task_caps & STRUX_CAP_WEDGE),
+                STRUX_ERR_CONFIG,
+                "surrogate.search = %s asks wedge queries (flag wedge), which this task does not "
+                "answer; use surrogate.search = convex_hull or a task with the flag",
+                e->name);
+    *out = e;
+    return STRUX_OK;
+}
+
+strux_status strux_search_type_caps(const strux_search_options *opt, unsigned task_caps,
+                                    unsigned *caps, char *name, size_t n)
+{
+    strux_surrogate u;
+    const strux_search_entry *e;
+    STRUX_TRY(resolve(opt, task_caps, &u, &e));
+    *caps = e->caps | u.caps;
+    snprintf(name, n, "%s", e->name);
+    return STRUX_OK;
+}
+
+/* 1 when some row of a table lists key; *mine set when the chosen row does. */
+static int listed(const char *const *keys, const char *key)
+{
+    for (const char *const *k = keys; k && *k; k++)
+        if (strcmp(*k, key) == 0) return 1;
+    return 0;
+}
+
+int strux_search_reads_key(const strux_search_options *opt, const char *key)
+{
+    strux_surrogate u;
+    const strux_search_entry *e;
+    if (resolve(opt, ~0u, &u, &e) != STRUX_OK) {
+        strux_error_clear(); /* the combination is refused elsewhere, with its message */
+        return 1;
+    }
+    int by_surrogate = 0, by_search = 0;
+    for (const strux_surrogate *v = strux_surrogates; v->name; v++)
+        by_surrogate |= listed(v->keys, key);
+    for (const strux_search_entry *r = strux_search_registry; r->name; r++)
+        by_search |= listed(r->keys, key);
+    if (by_surrogate) return listed(u.keys, key);
+    if (by_search) return listed(e->keys, key);
+    return 1;
+}
+
+void strux_search_key_readers(const char *key, char *buf, size_t n)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (const strux_surrogate *v = strux_surrogates; v->name && used < n; v++)
+        if (listed(v->keys, key)) {
+            int w = snprintf(buf + used, n - used, "%s%s", used ? "|" : "surrogate.type=", v->name);
+            if (w > 0) used += (size_t)w;
+        }
+    for (const strux_search_entry *e = strux_search_registry; e->name && used < n; e++)
+        if (listed(e->keys, key)) {
+            int w =
+                snprintf(buf + used, n - used, "%s%s", used ? "|" : "surrogate.search=", e->name);
+            if (w > 0) used += (size_t)w;
+        }
+}
+
+strux_status strux_search_create(const strux_search_options *opt, const strux_task *t,
+                                 const strux_dataset *ds, strux_search **out)
+{
+    strux_surrogate u;
+    const strux_search_entry *e;
+    STRUX_TRY(resolve(opt, strux_task_caps(t), &u, &e));
     strux_search *s;
     STRUX_TRY(strux_alloc(&s, sizeof *s));
     s->type_name = e->name;
+    s->caps = e->caps | u.caps;
     s->u = u;
     s->opt = *opt;
     strux_search_options def;
@@ -170,9 +249,9 @@ void strux_search_set_slack(strux_search *s, double xi)
     s->xi = xi;
 }
 
-int strux_search_needs_slack(const strux_search *s)
+unsigned strux_search_caps(const strux_search *s)
 {
-    return s->needs_slack;
+    return s->caps;
 }
 
 const char *strux_search_name(const strux_search *s)
@@ -218,9 +297,4 @@ strux_status strux_search_block_add(const strux_search_result *r, const strux_ta
 double strux_search_intercept(const strux_search_result *r)
 {
     return r->psi > 0 ? r->psi - r->psi_h * r->m : 0.0;
-}
-
-int strux_search_affine(const strux_search *s)
-{
-    return s->u.affine;
 }

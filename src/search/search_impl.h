@@ -25,8 +25,9 @@ typedef struct strux_surrogate {
     double (*psi_g)(const struct strux_surrogate *u, double h, double g); /* ∂ψ/∂g */
     double beta;                /* β of β-scaling */
     int convex;                 /* ProbLoss: tangent continuation for h > 0 (§1.5) */
-    int affine;                 /* ψ affine in h for fixed g: the plane of an answer is exact, so
-                                   the dual solvers apply (§4.2); all but ProbLoss */
+    unsigned caps;              /* STRUX_CAP_AFFINE (the plane of an answer is exact, so the dual
+                                   solvers apply, §4.2: all but ProbLoss), ONE_CALL, SLACK_FORM */
+    const char *const *keys;    /* keys of [surrogate] only this surrogate reads */
 } strux_surrogate;
 
 /* A label's point: raw pair, size and plane coordinates. */
@@ -52,24 +53,30 @@ struct strux_search {
     strux_label y, y2;      /* answer buffers */
     strux_label scratch;    /* oracle answer buffer */
     int64_t n_local;        /* examples the per-example state is sized for */
-    int needs_slack;        /* sarawagi: xi must be set before each run */
+    unsigned caps;          /* STRUX_CAP_* of the search row and of its surrogate */
     double xi;              /* slack of the next run, NAN when unset */
     double size_truth;      /* |y_i| of the current run (F1 plane) */
     int64_t calls;          /* oracle calls of the current run */
     void *data;             /* implementation state, owned */
 };
 
+/* Registry row: name, constructor, the surrogate flags it needs (STRUX_CAP_ONE_CALL: ψ = h + g;
+ * STRUX_CAP_SLACK_FORM: slack rescaling; 0: any surrogate), its own flags (NEEDS_SLACK,
+ * NEEDS_WEDGE) and the keys of [surrogate] only this search reads. */
 typedef struct strux_search_entry {
     const char *name;
     strux_status (*create)(const strux_search_options *opt, const strux_task *t,
                            const strux_dataset *ds, strux_search *s);
+    unsigned needs;
+    unsigned caps;
+    const char *const *keys;
 } strux_search_entry;
 
 extern const strux_search_entry strux_search_registry[];
 /* The surrogate named opt->type (with its parameters from opt), or STRUX_ERR_CONFIG. */
 strux_status strux_surrogate_lookup(const strux_search_options *opt, strux_surrogate *u);
-/* Comma-separated names of every surrogate. */
-const char *strux_surrogate_names(void);
+/* The surrogate table: rows up to a NULL name. */
+extern const strux_surrogate strux_surrogates[];
 
 /* ---- plane helpers (plane.c) ---- */
 /* Task query maximising a·h + b·g on u's plane (a, b ≥ 0, not both 0). */
@@ -101,8 +108,6 @@ strux_status strux_search_offer(strux_search *s, const strux_label *y, const str
 strux_status strux_search_start_slack(strux_search *s, strux_task *t, const strux_pot *pot,
                                       const strux_label *truth, double *phi_best,
                                       strux_point *best, double *lambda_c);
-/* STRUX_ERR_CONFIG unless the search's surrogate is the named one. */
-strux_status strux_search_require_surrogate(const strux_search *s, const char *surrogate);
 
 /* ---- label pool (pool.c): n fixed slots of labels in one block, for per-example state ---- */
 typedef struct strux_label_pool {

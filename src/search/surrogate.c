@@ -119,35 +119,44 @@ static double f1_psi_g(const strux_surrogate *u, double h, double g)
     return g < 0 ? h / (g * g) : 0.0;
 }
 
-static const strux_surrogate surrogates[] = {
-    {"margin", "margin", STRUX_PLANE_LOSS, 0, 0, mr_psi, one, one, 0, 0, 1},
-    {"slack", "angular", STRUX_PLANE_LOSS, 1, 1, sr_psi, sr_psi_h, sr_psi_g, 0, 0, 1},
-    {"beta", "convex_hull", STRUX_PLANE_LOSS, 0, 0, beta_psi, beta_psi_h, beta_psi_g, 0, 0, 1},
-    {"probloss", "convex_hull", STRUX_PLANE_LOSS, 0, 0, pl_psi, pl_psi_h, pl_psi_g, 0, 0, 0},
-    {"microf1", "convex_hull", STRUX_PLANE_F1, 0, 0, f1_psi, f1_psi_h, f1_psi_g, 0, 0, 1},
-};
-#define N_SURROGATES (sizeof surrogates / sizeof *surrogates)
+static const char *const beta_keys[] = {"surrogate.beta", NULL};
+static const char *const probloss_keys[] = {"surrogate.probloss_convex", NULL};
 
-const char *strux_surrogate_names(void)
+#define AFFINE STRUX_CAP_AFFINE
+const strux_surrogate strux_surrogates[] = {
+    {"margin", "margin", STRUX_PLANE_LOSS, 0, 0, mr_psi, one, one, 0, 0,
+     AFFINE | STRUX_CAP_ONE_CALL, NULL},
+    {"slack", "angular", STRUX_PLANE_LOSS, 1, 1, sr_psi, sr_psi_h, sr_psi_g, 0, 0,
+     AFFINE | STRUX_CAP_SLACK_FORM, NULL},
+    {"beta", "convex_hull", STRUX_PLANE_LOSS, 0, 0, beta_psi, beta_psi_h, beta_psi_g, 0, 0, AFFINE,
+     beta_keys},
+    {"probloss", "convex_hull", STRUX_PLANE_LOSS, 0, 0, pl_psi, pl_psi_h, pl_psi_g, 0, 0, 0,
+     probloss_keys},
+    {"microf1", "convex_hull", STRUX_PLANE_F1, 0, 0, f1_psi, f1_psi_h, f1_psi_g, 0, 0, AFFINE,
+     NULL},
+    {NULL},
+};
+
+const char *strux_surrogate_names(unsigned caps)
 {
     static char names[256];
-    if (!names[0])
-        for (size_t k = 0; k < N_SURROGATES; k++) {
+    names[0] = '\0';
+    for (const strux_surrogate *u = strux_surrogates; u->name; u++)
+        if ((u->caps & caps) == caps) {
             if (names[0]) strncat(names, ", ", sizeof names - strlen(names) - 1);
-            strncat(names, surrogates[k].name, sizeof names - strlen(names) - 1);
+            strncat(names, u->name, sizeof names - strlen(names) - 1);
         }
     return names;
 }
 
 strux_status strux_surrogate_lookup(const strux_search_options *opt, strux_surrogate *u)
 {
-    for (size_t k = 0; k < N_SURROGATES; k++)
-        if (strcmp(surrogates[k].name, opt->type) == 0) {
-            *u = surrogates[k];
+    for (const strux_surrogate *v = strux_surrogates; v->name; v++)
+        if (strcmp(v->name, opt->type) == 0) {
+            *u = *v;
             u->beta = opt->beta;
             u->convex = opt->probloss_convex;
-            STRUX_CHECK(strcmp(u->name, "beta") != 0 || (opt->beta >= 0 && opt->beta <= 1),
-                        STRUX_ERR_CONFIG,
+            STRUX_CHECK(opt->beta >= 0 && opt->beta <= 1, STRUX_ERR_CONFIG,
                         "surrogate.beta = %g is outside [0, 1] (β-scaling is quasi-concave only "
                         "there, slack_bicriteria.md §1.4)",
                         opt->beta);
@@ -155,5 +164,5 @@ strux_status strux_surrogate_lookup(const strux_search_options *opt, strux_surro
         }
     return strux_error_set(STRUX_ERR_CONFIG, __FILE__, __LINE__, __func__,
                            "surrogate.type = '%s' is unknown; valid types: %s", opt->type,
-                           strux_surrogate_names());
+                           strux_surrogate_names(0));
 }

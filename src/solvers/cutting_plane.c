@@ -112,7 +112,7 @@ static void apply_dalpha(strux_solver *s, dual_data *d, cp_data *m, int64_t i)
 {
     strux_block_shape bs = strux_task_block_shape(s->task, s->ds, i);
     plane *W = m->W + i * m->P;
-    double *dc = d->dir, lambda_n = d->lambda * d->n;
+    double *dc = d->dir, lambda_n = s->opt.lambda * d->n;
     memset(dc, 0, (size_t)bs.p * sizeof *dc);
     int moved = 0;
     for (int32_t p = 0; p < m->n_W[i]; p++) {
@@ -148,7 +148,7 @@ static void block_optimise(strux_solver *s, dual_data *d, cp_data *m, int64_t i,
         m->dalpha[p] = 0;
     }
     m->M[np * Mn + np] = 0;
-    double alpha0 = 1, kappa_scale = d->sigma / (d->lambda * d->n);
+    double alpha0 = 1, kappa_scale = d->sigma / (s->opt.lambda * d->n);
     for (int32_t p = 0; p < np; p++)
         alpha0 -= W[p].alpha;
     if (alpha0 < 0) alpha0 = 0;

@@ -28,7 +28,6 @@ static strux_status dual_setup(strux_solver *s)
     int64_t n = ds->n_local, p_max;
     int32_t S_max;
     d->sigma = (double)strux_comm_size(s->comm);
-    d->lambda = s->opt.lambda;
     d->n = (double)ds->n_global;
     STRUX_TRY(strux_alloc_array(&d->off, (size_t)n + 1, sizeof *d->off));
     for (int64_t i = 0; i < n; i++)
@@ -78,14 +77,15 @@ strux_status strux_dual_corner_step(strux_solver *s, dual_data *d, int64_t i)
     double *ci = d->c + d->off[i], *dir = d->dir;
     /* corner of the answer: c_s = −a/(λn), b_s = b(ŷ)/n (§4.2); dir = c_s − c_i */
     memset(dir, 0, (size_t)bs.p * sizeof *dir);
-    STRUX_TRY(strux_search_block_add(r, s->task, ds, i, &d->truth, -1.0 / (d->lambda * d->n), dir));
+    STRUX_TRY(
+        strux_search_block_add(r, s->task, ds, i, &d->truth, -1.0 / (s->opt.lambda * d->n), dir));
     double b_s = strux_search_intercept(r) / d->n;
     for (int64_t j = 0; j < bs.p; j++)
         dir[j] -= ci[j];
     /* block gap λ(w_i − w_s)·w − b_i + b_s, with B_i^T·wl the leading potentials */
-    double gap = -d->lambda * strux_dot(bs.p, dir, d->pot.s) + (b_s - d->b[i]);
+    double gap = -s->opt.lambda * strux_dot(bs.p, dir, d->pot.s) + (b_s - d->b[i]);
     strux_task_block_gram(ds, &bs, i, d->X);
-    double q = d->lambda * d->sigma * strux_block_inner(&bs, d->X, dir, dir);
+    double q = s->opt.lambda * d->sigma * strux_block_inner(&bs, d->X, dir, dir);
     double gamma = q > 0 ? gap / q : (gap > 0 ? 1.0 : 0.0);
     if (gamma > 1) gamma = 1;
     if (!(gamma > 0)) return STRUX_OK;
@@ -159,7 +159,7 @@ static strux_status dual_certificate(strux_solver *s, strux_certificate *c)
     for (int64_t i = 0; i < s->ds->n_local; i++)
         sum_b += d->b[i];
     STRUX_TRY(strux_comm_allreduce_sum(s->comm, &sum_b, 1));
-    c->dual = sum_b - 0.5 * d->lambda * strux_model_norm2(d->w);
+    c->dual = sum_b - 0.5 * s->opt.lambda * strux_model_norm2(d->w);
     c->gap = c->primal - c->dual;
     STRUX_CHECK(isfinite(c->dual), STRUX_ERR_NUMERIC, "dual objective is %g", c->dual);
     return STRUX_OK;
@@ -219,7 +219,20 @@ static void dual_destroy(strux_solver *s)
     strux_free(&s->data);
 }
 
+/* A new λ keeps the dual variables α: the blocks c = −α·a/(λn) and every w built from them
+ * scale by λ_old/λ_new, the loss shares b = α·b(ŷ)/n stay. */
+static void dual_set_lambda(strux_solver *s, double lambda)
+{
+    dual_data *d = s->data;
+    double r = s->opt.lambda / lambda;
+    strux_scal(d->off[s->ds->n_local], r, d->c);
+    strux_scal(d->w->n_w, r, d->w->w);
+    strux_scal(d->wl->n_w, r, d->wl->w);
+    if (d->w != s->model) strux_scal(s->model->n_w, r, s->model->w);
+}
+
 const struct strux_solver_ops strux_dual_ops = {
+    .set_lambda = dual_set_lambda,
     .setup = dual_setup,
     .epoch = dual_epoch,
     .certificate = dual_certificate,

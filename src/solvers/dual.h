@@ -40,7 +40,7 @@ struct dual_data {
     strux_model *w;   /* the agreed iterate: the solver's model, or its own when averaging */
     strux_model *wl;  /* this rank's view w + σ′·Δw during a round */
     double sigma;     /* σ′ = ranks */
-    double lambda, n; /* λ and the global example count */
+    double n;         /* the global example count */
     int64_t rounds;   /* syncs so far (weighted averaging) */
     int64_t *perm;    /* the global example order of the current pass */
     strux_pot pot;    /* potentials of the visited example at wl */

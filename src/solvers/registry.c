@@ -1,10 +1,25 @@
-/* solvers/registry.c - every solver by name (STYLE.md §4). */
+/* solvers/registry.c - every solver by name, with what it can do and the keys it reads
+ * (STYLE.md §4). Adding a solver is one file and one row here. */
 #include "dual.h"
 
+static const char *const sgd_keys[] = {"solver.batch", "solver.average", NULL};
+static const char *const bcfw_keys[] = {"solver.tol", "solver.local_passes", "solver.sync_every",
+                                        "solver.weighted_average", NULL};
+static const char *const sdca_keys[] = {"solver.tol", "solver.local_passes", "solver.sync_every",
+                                        NULL};
+static const char *const cp_keys[] = {"solver.tol",
+                                      "solver.local_passes",
+                                      "solver.sync_every",
+                                      "solver.cp_eps",
+                                      "solver.cp_max_planes",
+                                      "solver.cp_qp_passes",
+                                      NULL};
+
 const strux_solver_entry strux_solver_registry[] = {
-    {"sgd", strux_solver_create_sgd},
-    {"bcfw", strux_solver_create_bcfw},
-    {"sdca", strux_solver_create_sdca},
-    {"cutting_plane", strux_solver_create_cutting_plane},
-    {NULL, NULL},
+    {"sgd", strux_solver_create_sgd, 0, sgd_keys},
+    {"bcfw", strux_solver_create_bcfw, STRUX_CAP_DUAL, bcfw_keys},
+    {"sdca", strux_solver_create_sdca, STRUX_CAP_DUAL, sdca_keys},
+    {"cutting_plane", strux_solver_create_cutting_plane, STRUX_CAP_DUAL | STRUX_CAP_KEEPS_SLACK,
+     cp_keys},
+    {NULL, NULL, 0, NULL},
 };

@@ -24,7 +24,8 @@ static strux_status sdca_setup(strux_solver *s, dual_data *d)
     d->mdata = m;
     STRUX_TRY(strux_alloc_array(&m->sigma, (size_t)d->pot.cap + 1, sizeof *m->sigma));
     STRUX_TRY(strux_task_truth(s->task, s->ds, 0, &d->truth));
-    m->per_part = strcmp(strux_surrogate_name(s->search), "margin") == 0 &&
+    m->per_part = (strux_search_caps(s->search) & STRUX_CAP_ONE_CALL) &&
+                  (strux_task_caps(s->task) & STRUX_CAP_HINGE_PARTS) &&
                   strux_task_hinge_parts(s->task, &d->truth, m->sigma) > 0;
     strux_log(STRUX_LOG_DEBUG, "sdca: %s",
               m->per_part ? "one coordinate per binary hinge" : "block steps along oracle corners");
@@ -37,7 +38,7 @@ static strux_status part_visit(strux_solver *s, dual_data *d, sdca_data *m, int6
     int32_t n_parts = strux_task_hinge_parts(s->task, &d->truth, m->sigma);
     strux_block_shape bs = strux_task_block_shape(s->task, s->ds, i);
     strux_task_block_gram(s->ds, &bs, i, d->X);
-    double xx = d->X[0], lambda_n = d->lambda * d->n;
+    double xx = d->X[0], lambda_n = s->opt.lambda * d->n;
     if (!(xx > 0)) return STRUX_OK; /* an empty row: its hinges do not depend on w */
     double *ci = d->c + d->off[i], *dir = d->dir;
     memset(dir, 0, (size_t)bs.p * sizeof *dir);

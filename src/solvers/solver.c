@@ -8,11 +8,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#define DUAL_SOLVERS "solver.type=bcfw|sdca|cutting_plane"
-
 const strux_opt_spec strux_solver_opt_specs[] = {
-    {"solver.type", STRUX_OPT_CHOICE, offsetof(strux_solver_options, type), "sgd", 0, 0,
-     "sgd|bcfw|sdca|cutting_plane", NULL,
+    {"solver.type", STRUX_OPT_STRING, offsetof(strux_solver_options, type), "sgd", 0, 0, NULL, NULL,
      "training algorithm: sgd (Pegasos mini-batch subgradient), bcfw (block-coordinate "
      "Frank-Wolfe), sdca (dual coordinate ascent; per-label closed form where the loss is a sum "
      "of binary hinges), cutting_plane (n-slack working sets); the dual solvers run CoCoA+ "
@@ -21,72 +18,162 @@ const strux_opt_spec strux_solver_opt_specs[] = {
      NULL, NULL, "regularisation λ of J(w) = (λ/2)||w||² + (1/n) Σ ℓ_i(w)"},
     {"solver.epochs", STRUX_OPT_INT, offsetof(strux_solver_options, epochs), "20", 1, 1e9, NULL,
      NULL, "epochs at most (sgd: passes; dual solvers: rounds of solver.local_passes passes)"},
-    {"solver.tol", STRUX_OPT_DOUBLE, offsetof(strux_solver_options, tol), "1e-4", 0, 1, NULL,
-     DUAL_SOLVERS,
+    {"solver.tol", STRUX_OPT_DOUBLE, offsetof(strux_solver_options, tol), "1e-4", 0, 1, NULL, NULL,
      "stop once the duality gap is at most tol times the primal objective "
      "(checked after every epoch); 0: run every epoch"},
-    {"solver.certify_every", STRUX_OPT_INT, offsetof(strux_solver_options, certify_every), "1",
-     0, 1e9, NULL, NULL,
+    {"solver.certify_every", STRUX_OPT_INT, offsetof(strux_solver_options, certify_every), "1", 0,
+     1e9, NULL, NULL,
      "evaluate the objective (and for the dual solvers the duality gap, on which solver.tol "
      "stops) every this many epochs and after the last one: a pass of exact searches over the "
      "data, as costly as an epoch; other epochs log NaN (0: after the last epoch only)"},
+    {"solver.time_limit", STRUX_OPT_DOUBLE, offsetof(strux_solver_options, time_limit), "0", 0,
+     1e12, NULL, NULL,
+     "stop after the epoch in which the training time (epochs and certificates) reaches this many "
+     "seconds; the model is written as after the last epoch (0: no limit)"},
     {"solver.seed", STRUX_OPT_INT, offsetof(strux_solver_options, seed), "1", 0, 9.2e18, NULL, NULL,
      "seed of every random draw (example order); draws do not depend on the rank count"},
-    {"solver.batch", STRUX_OPT_INT, offsetof(strux_solver_options, batch), "16", 1, 1e9, NULL,
-     "solver.type=sgd",
+    {"solver.batch", STRUX_OPT_INT, offsetof(strux_solver_options, batch), "16", 1, 1e9, NULL, NULL,
      "global mini-batch: examples per step, split over ranks, one allreduce "
      "per step"},
     {"solver.average", STRUX_OPT_BOOL, offsetof(strux_solver_options, average), "true", 0, 0, NULL,
-     "solver.type=sgd",
+     NULL,
      "export the average of the iterates of the current epoch rather "
      "than the last iterate"},
     {"solver.local_passes", STRUX_OPT_INT, offsetof(strux_solver_options, local_passes), "1", 1,
-     1e6, NULL, DUAL_SOLVERS,
+     1e6, NULL, NULL,
      "H: passes each rank makes over its examples of a round before the "
      "allreduce of Δw (CoCoA+ local iterations)"},
-    {"solver.sync_every", STRUX_OPT_INT, offsetof(strux_solver_options, sync_every), "0", 0,
-     1e12, NULL, DUAL_SOLVERS, "examples (over all ranks) per CoCoA+ round: an allreduce of Δw "
+    {"solver.sync_every", STRUX_OPT_INT, offsetof(strux_solver_options, sync_every), "0", 0, 1e12,
+     NULL, NULL,
+     "examples (over all ranks) per CoCoA+ round: an allreduce of Δw "
      "after every this many examples of the epoch's order; smaller rounds bring -np > 1 closer "
      "to the serial trajectory at one model-sized allreduce each (0: one round per epoch)"},
     {"solver.weighted_average", STRUX_OPT_BOOL, offsetof(strux_solver_options, weighted_average),
-     "false", 0, 0, NULL, "solver.type=bcfw",
+     "false", 0, 0, NULL, NULL,
      "export BCFW's weighted average w̄ ← (t·w̄ + 2·w)/(t + 2) over rounds t (Lacoste-Julien et "
      "al. 2013) instead of the iterate; the gap is then J(w̄) − D"},
     {"solver.cp_eps", STRUX_OPT_DOUBLE, offsetof(strux_solver_options, cp_eps), "1e-6", 0, 1e6,
-     NULL, "solver.type=cutting_plane",
+     NULL, NULL,
      "a label enters example i's working set when its "
      "surrogate value exceeds the slack ξ_i by more than eps (slack_bicriteria.md §4.4)"},
     {"solver.cp_max_planes", STRUX_OPT_INT, offsetof(strux_solver_options, cp_max_planes), "32", 1,
-     4096, NULL, "solver.type=cutting_plane",
+     4096, NULL, NULL,
      "planes kept per example; when full, the one "
      "idle longest (zero weight) is dropped"},
     {"solver.cp_qp_passes", STRUX_OPT_INT, offsetof(strux_solver_options, cp_qp_passes), "1", 0,
-     1000, NULL, "solver.type=cutting_plane",
+     1000, NULL, NULL,
      "passes over every local working set per round "
      "that re-optimise the restricted dual without oracle calls"},
     {NULL},
 };
 
+const char *strux_solver_names(unsigned caps)
+{
+    static char names[512];
+    names[0] = '\0';
+    for (const strux_solver_entry *e = strux_solver_registry; e->name; e++)
+        if ((e->caps & caps) == caps) {
+            if (names[0]) strncat(names, ", ", sizeof names - strlen(names) - 1);
+            strncat(names, e->name, sizeof names - strlen(names) - 1);
+        }
+    return names;
+}
+
+const char *strux_solver_names_without(unsigned caps)
+{
+    static char names[512];
+    names[0] = '\0';
+    for (const strux_solver_entry *e = strux_solver_registry; e->name; e++)
+        if (!(e->caps & caps)) {
+            if (names[0]) strncat(names, ", ", sizeof names - strlen(names) - 1);
+            strncat(names, e->name, sizeof names - strlen(names) - 1);
+        }
+    return names;
+}
+
+static strux_status find_entry(const char *type, const strux_solver_entry **out)
+{
+    const strux_solver_entry *e = strux_solver_registry;
+    while (e->name && strcmp(e->name, type) != 0)
+        e++;
+    STRUX_CHECK(e->name, STRUX_ERR_CONFIG, "solver.type = '%s' is unknown; valid: %s", type,
+                strux_solver_names(0));
+    *out = e;
+    return STRUX_OK;
+}
+
+/* What the solver kind needs of the search and surrogate (slack_bicriteria.md §4.2, §3.2). */
+static strux_status check_caps(const strux_solver_entry *e, unsigned search_caps,
+                               const char *search, const char *surrogate)
+{
+    STRUX_CHECK(!(search_caps & STRUX_CAP_NEEDS_SLACK) || (e->caps & STRUX_CAP_KEEPS_SLACK),
+                STRUX_ERR_CONFIG,
+                "surrogate.search = %s needs the slack ξ_i of each example (flag keeps_slack), "
+                "which solver.type = %s does not keep; solvers that do: %s",
+                search, e->name, strux_solver_names(STRUX_CAP_KEEPS_SLACK));
+    STRUX_CHECK(!(e->caps & STRUX_CAP_DUAL) || (search_caps & STRUX_CAP_AFFINE), STRUX_ERR_CONFIG,
+                "solver.type = %s keeps a dual, which needs a surrogate affine in the margin (flag "
+                "affine; slack_bicriteria.md §4.2); surrogate.type = %s is not: surrogates that "
+                "are: %s; solvers without a dual: %s",
+                e->name, surrogate, strux_surrogate_names(STRUX_CAP_AFFINE),
+                strux_solver_names_without(STRUX_CAP_DUAL));
+    return STRUX_OK;
+}
+
+strux_status strux_solver_check_options(const strux_solver_options *opt,
+                                        const strux_search_options *so,
+                                        const strux_task_options *to)
+{
+    const strux_solver_entry *e;
+    unsigned search_caps, task_caps;
+    char search[64];
+    STRUX_TRY(find_entry(opt->type, &e));
+    STRUX_TRY(strux_task_type_caps(to->type, &task_caps));
+    STRUX_TRY(strux_search_type_caps(so, task_caps, &search_caps, search, sizeof search));
+    return check_caps(e, search_caps, search, so->type);
+}
+
+int strux_solver_reads_key(const strux_solver_options *opt, const char *key)
+{
+    int listed = 0;
+    for (const strux_solver_entry *e = strux_solver_registry; e->name; e++)
+        for (const char *const *k = e->keys; k && *k; k++)
+            if (strcmp(*k, key) == 0) {
+                if (strcmp(e->name, opt->type) == 0) return 1;
+                listed = 1;
+            }
+    return !listed;
+}
+
+void strux_solver_key_readers(const char *key, char *buf, size_t n)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (const strux_solver_entry *e = strux_solver_registry; e->name; e++)
+        for (const char *const *k = e->keys; k && *k; k++)
+            if (strcmp(*k, key) == 0 && used < n) {
+                int w =
+                    snprintf(buf + used, n - used, "%s%s", used ? "|" : "solver.type=", e->name);
+                if (w > 0) used += (size_t)w;
+            }
+}
+
+unsigned strux_solver_caps(const strux_solver *s)
+{
+    return s->caps;
+}
+
 strux_status strux_solver_create(const strux_solver_options *opt, strux_task *t, strux_search *s,
                                  const strux_dataset *ds, strux_model *m, strux_comm *comm,
                                  strux_solver **out)
 {
-    const strux_solver_entry *e = strux_solver_registry;
-    while (e->name && strcmp(e->name, opt->type) != 0)
-        e++;
-    STRUX_CHECK(e->name, STRUX_ERR_CONFIG, "solver.type = '%s' is unknown", opt->type);
-    int cp = strcmp(e->name, "cutting_plane") == 0, dual = strcmp(e->name, "sgd") != 0;
-    STRUX_CHECK(!strux_search_needs_slack(s) || cp, STRUX_ERR_CONFIG,
-                "surrogate.search = %s needs the slack ξ_i of each example, which only an n-slack "
-                "cutting-plane solver has: set solver.type = cutting_plane",
-                strux_search_name(s));
-    STRUX_CHECK(!dual || strux_search_affine(s), STRUX_ERR_CONFIG,
-                "solver.type = %s needs a surrogate affine in the margin (margin, slack, beta, "
-                "microf1; slack_bicriteria.md §4.2); %s is not: use solver.type = sgd",
-                e->name, strux_surrogate_name(s));
+    const strux_solver_entry *e;
+    STRUX_TRY(find_entry(opt->type, &e));
+    STRUX_TRY(check_caps(e, strux_search_caps(s), strux_search_name(s), strux_surrogate_name(s)));
     strux_solver *sv;
     STRUX_TRY(strux_alloc(&sv, sizeof *sv));
     *sv = (strux_solver){.type_name = e->name,
+                         .caps = e->caps,
                          .opt = *opt,
                          .task = t,
                          .search = s,
@@ -131,6 +218,20 @@ strux_status strux_solver_epoch(strux_solver *s)
     return STRUX_OK;
 }
 
+double strux_solver_lambda(const strux_solver *s)
+{
+    return s->opt.lambda;
+}
+
+strux_status strux_solver_set_lambda(strux_solver *s, double lambda)
+{
+    STRUX_CHECK(lambda > 0 && isfinite(lambda), STRUX_ERR_CONFIG,
+                "solver.lambda = %g must be a positive number", lambda);
+    if (s->ops->set_lambda) s->ops->set_lambda(s, lambda);
+    s->opt.lambda = lambda;
+    return STRUX_OK;
+}
+
 int64_t strux_solver_epochs_done(const strux_solver *s)
 {
     return s->epoch;
@@ -150,6 +251,7 @@ strux_status strux_solver_save(const strux_solver *s, strux_blob *b)
     snprintf(name, sizeof name, "%s", s->type_name);
     STRUX_TRY(strux_blob_put(b, name, sizeof name));
     STRUX_TRY(strux_blob_put(b, &s->epoch, sizeof s->epoch));
+    STRUX_TRY(strux_blob_put(b, &s->opt.lambda, sizeof s->opt.lambda)); /* an outer loop moves it */
     return s->ops->save ? s->ops->save(s, b) : STRUX_OK;
 }
 
@@ -162,6 +264,9 @@ strux_status strux_solver_load(strux_solver *s, strux_blob *b)
                 "the checkpoint holds the state of solver '%s', not of solver.type = %s", name,
                 s->type_name);
     STRUX_TRY(strux_blob_get(b, &s->epoch, sizeof s->epoch, "epoch"));
+    STRUX_TRY(strux_blob_get(b, &s->opt.lambda, sizeof s->opt.lambda, "lambda"));
+    STRUX_CHECK(s->opt.lambda > 0 && isfinite(s->opt.lambda), STRUX_ERR_INPUT,
+                "the checkpoint holds lambda = %g", s->opt.lambda);
     return s->ops->load ? s->ops->load(s, b) : STRUX_OK;
 }
 

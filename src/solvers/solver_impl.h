@@ -12,12 +12,15 @@ struct strux_solver_ops {
     /* checkpoint state beyond the model and the epoch count */
     strux_status (*save)(const strux_solver *s, strux_blob *b);
     strux_status (*load)(strux_solver *s, strux_blob *b);
+    /* optional: adapt the state to a new λ before it takes effect (s->opt.lambda is the old) */
+    void (*set_lambda)(strux_solver *s, double lambda);
     void (*destroy)(strux_solver *s);
 };
 
 struct strux_solver {
     const struct strux_solver_ops *ops;
     const char *type_name;
+    unsigned caps; /* STRUX_CAP_* of its registry row */
     strux_solver_options opt;
     strux_task *task;           /* borrowed */
     strux_search *search;       /* borrowed */
@@ -37,9 +40,13 @@ static inline void strux_solver_progress(const strux_solver *s, int64_t done, in
     if (s->progress) s->progress(s->progress_ctx, done, total);
 }
 
+/* Registry row: name, constructor (fills ops and data), capability flags (STRUX_CAP_*) and the
+ * keys of [solver] that this kind reads beyond the interface-wide ones (NULL-terminated). */
 typedef struct strux_solver_entry {
     const char *name;
     strux_status (*create)(strux_solver *s);
+    unsigned caps;
+    const char *const *keys;
 } strux_solver_entry;
 
 extern const strux_solver_entry strux_solver_registry[];

@@ -550,28 +550,24 @@ static strux_status chain_eval_add(const strux_task *t, const strux_label *pred,
     return STRUX_OK;
 }
 
-static strux_status chain_eval_report(const strux_task *t, const double *acc, char *buf, size_t n)
+static strux_status chain_eval_report(const strux_task *t, const double *acc, strux_scores *out)
 {
     const chain_data *cd = t->data;
     double tok = acc[ACC_TOK] > 0 ? acc[ACC_TOK] : 1, seq = acc[ACC_SEQ] > 0 ? acc[ACC_SEQ] : 1;
-    int w = snprintf(buf, n,
-                     "\"token_accuracy\": %.6f, \"hamming_loss\": %.6f, \"sequence_accuracy\": "
-                     "%.6f, ",
-                     acc[ACC_TOK_OK] / tok, 1 - acc[ACC_TOK_OK] / tok, acc[ACC_EXACT] / seq);
-    STRUX_CHECK(w > 0 && (size_t)w < n, STRUX_ERR_INTERNAL, "report longer than %zu bytes", n);
+    strux_scores_add(out, "token_accuracy", acc[ACC_TOK_OK] / tok, 0);
+    strux_scores_add(out, "hamming_loss", 1 - acc[ACC_TOK_OK] / tok, 0);
+    strux_scores_add(out, "sequence_accuracy", acc[ACC_EXACT] / seq, 0);
     if (cd->chunk) {
         /* conlleval: P = correct/found, R = correct/in truth, F1 = 2PR/(P + R), 0 when empty */
         const double *c = acc + ACC_CHUNKS;
         double P = c[1] > 0 ? c[2] / c[1] : 0, R = c[0] > 0 ? c[2] / c[0] : 0;
-        int w2 = snprintf(buf + w, n - (size_t)w,
-                          "\"chunk_precision\": %.6f, \"chunk_recall\": %.6f, \"chunk_f1\": "
-                          "%.6f, \"chunks\": %.0f, ",
-                          P, R, P + R > 0 ? 2 * P * R / (P + R) : 0, c[0]);
-        STRUX_CHECK(w2 > 0 && (size_t)w2 < n - (size_t)w, STRUX_ERR_INTERNAL,
-                    "report longer than %zu bytes", n);
-        w += w2;
+        strux_scores_add(out, "chunk_precision", P, 0);
+        strux_scores_add(out, "chunk_recall", R, 0);
+        strux_scores_add(out, "chunk_f1", P + R > 0 ? 2 * P * R / (P + R) : 0, 0);
+        strux_scores_add(out, "chunks", c[0], 1);
     }
-    snprintf(buf + w, n - (size_t)w, "\"n_tokens\": %.0f, \"n\": %.0f", acc[ACC_TOK], acc[ACC_SEQ]);
+    strux_scores_add(out, "n_tokens", acc[ACC_TOK], 1);
+    strux_scores_add(out, "n", acc[ACC_SEQ], 1);
     return STRUX_OK;
 }
 

@@ -170,7 +170,7 @@ static strux_status mc_eval_add(const strux_task *t, const strux_label *pred,
     return STRUX_OK;
 }
 
-static strux_status mc_eval_report(const strux_task *t, const double *acc, char *buf, size_t n)
+static strux_status mc_eval_report(const strux_task *t, const double *acc, strux_scores *out)
 {
     double macro = 0;
     int32_t seen = 0;
@@ -182,8 +182,9 @@ static strux_status mc_eval_report(const strux_task *t, const double *acc, char 
         seen++;
     }
     double N = acc[ACC_N] > 0 ? acc[ACC_N] : 1;
-    snprintf(buf, n, "\"accuracy\": %.6f, \"macro_f1\": %.6f, \"n\": %.0f", acc[ACC_CORRECT] / N,
-             seen > 0 ? macro / seen : 1.0, acc[ACC_N]);
+    strux_scores_add(out, "accuracy", acc[ACC_CORRECT] / N, 0);
+    strux_scores_add(out, "macro_f1", seen > 0 ? macro / seen : 1.0, 0);
+    strux_scores_add(out, "n", acc[ACC_N], 1);
     return STRUX_OK;
 }
 

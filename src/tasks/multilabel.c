@@ -419,9 +419,9 @@ static strux_status ml_eval_add(const strux_task *t, const strux_label *pred,
     return STRUX_OK;
 }
 
-static strux_status ml_eval_report(const strux_task *t, const double *acc, char *buf, size_t n)
+static strux_status ml_eval_report(const strux_task *t, const double *acc, strux_scores *out)
 {
-    strux_mlmetrics_report(t->n_labels, acc, buf, n);
+    strux_mlmetrics_report(t->n_labels, acc, out);
     return STRUX_OK;
 }
 

@@ -35,7 +35,7 @@ void strux_mlmetrics_add(int32_t L, const strux_label *pred, const strux_label *
     acc[ACC_EXAMPLE_F1] += 2 * tp + fp + fn > 0 ? 2 * tp / (2 * tp + fp + fn) : 1.0;
 }
 
-void strux_mlmetrics_report(int32_t L, const double *acc, char *buf, size_t n)
+void strux_mlmetrics_report(int32_t L, const double *acc, strux_scores *out)
 {
     double tp = 0, fp = 0, fn = 0, macro = 0;
     for (int32_t k = 0; k < L; k++) {
@@ -49,10 +49,10 @@ void strux_mlmetrics_report(int32_t L, const double *acc, char *buf, size_t n)
     }
     double N = acc[ACC_N] > 0 ? acc[ACC_N] : 1;
     double micro_den = 2 * tp + fp + fn;
-    snprintf(buf, n,
-             "\"hamming_loss\": %.6f, \"subset_accuracy\": %.6f, \"micro_f1\": %.6f, "
-             "\"macro_f1\": %.6f, \"example_f1\": %.6f, \"n\": %.0f",
-             acc[ACC_ERRORS] / (N * L), acc[ACC_EXACT] / N,
-             micro_den > 0 ? 2 * tp / micro_den : 1.0, macro / L, acc[ACC_EXAMPLE_F1] / N,
-             acc[ACC_N]);
+    strux_scores_add(out, "hamming_loss", acc[ACC_ERRORS] / (N * L), 0);
+    strux_scores_add(out, "subset_accuracy", acc[ACC_EXACT] / N, 0);
+    strux_scores_add(out, "micro_f1", micro_den > 0 ? 2 * tp / micro_den : 1.0, 0);
+    strux_scores_add(out, "macro_f1", macro / L, 0);
+    strux_scores_add(out, "example_f1", acc[ACC_EXAMPLE_F1] / N, 0);
+    strux_scores_add(out, "n", acc[ACC_N], 1);
 }

@@ -471,15 +471,11 @@ static strux_status pw_eval_add(const strux_task *t, const strux_label *pred,
     return STRUX_OK;
 }
 
-static strux_status pw_eval_report(const strux_task *t, const double *acc, char *buf, size_t n)
+static strux_status pw_eval_report(const strux_task *t, const double *acc, strux_scores *out)
 {
-    strux_mlmetrics_report(t->n_labels, acc, buf, n);
-    size_t used = strlen(buf);
+    strux_mlmetrics_report(t->n_labels, acc, out);
     double N = acc[0] > 0 ? acc[0] : 1; /* acc[0] is the example count of the shared layout */
-    int w = snprintf(buf + used, n - used, ", \"fractional_predictions\": %.6f",
-                     acc[strux_mlmetrics_size(t->n_labels)] / N);
-    STRUX_CHECK(w > 0 && (size_t)w < n - used, STRUX_ERR_INTERNAL, "report longer than %zu bytes",
-                n);
+    strux_scores_add(out, "fractional_predictions", acc[strux_mlmetrics_size(t->n_labels)] / N, 0);
     return STRUX_OK;
 }
 

@@ -1,10 +1,14 @@
-/* tasks/registry.c - every task by name (STYLE.md §4: a const table, no run-time registration). */
+/* tasks/registry.c - every task by name, with what it can do and the keys it reads (STYLE.md §4:
+ * a const table, no run-time registration). Adding a task is one file and one row here. */
 #include "task_impl.h"
 
+static const char *const chain_keys[] = {"task.tags", "task.outside", NULL};
+static const char *const pairwise_keys[] = {"task.inference", "task.lp_start", NULL};
+
 const strux_task_entry strux_task_registry[] = {
-    {"multilabel", strux_task_create_multilabel},
-    {"multiclass", strux_task_create_multiclass},
-    {"chain", strux_task_create_chain},
-    {"pairwise", strux_task_create_pairwise},
-    {NULL, NULL},
+    {"multilabel", strux_task_create_multilabel, STRUX_CAP_WEDGE | STRUX_CAP_HINGE_PARTS, NULL},
+    {"multiclass", strux_task_create_multiclass, STRUX_CAP_WEDGE, NULL},
+    {"chain", strux_task_create_chain, STRUX_CAP_WEDGE, chain_keys},
+    {"pairwise", strux_task_create_pairwise, STRUX_CAP_WEDGE, pairwise_keys},
+    {NULL, NULL, 0, NULL},
 };

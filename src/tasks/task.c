@@ -9,23 +9,21 @@
 const strux_opt_spec strux_task_opt_specs[] = {
     {"task.type", STRUX_OPT_STRING, offsetof(strux_task_options, type), "multilabel", 0, 0, NULL,
      NULL, "output structure by registry name; an unknown name lists the valid ones"},
-    {"task.tags", STRUX_OPT_STRING, offsetof(strux_task_options, tags), "", 0, 0, NULL,
-     "task.type=chain",
+    {"task.tags", STRUX_OPT_STRING, offsetof(strux_task_options, tags), "", 0, 0, NULL, NULL,
      "file of `id name` lines naming the tags (0-based ids, as "
      "data.label_names); chunk tag names (every name O or X-TYPE, e.g. IOB2 B-NP, I-NP, O) "
      "enable the conlleval chunk metrics; empty: token metrics and tag ids"},
-    {"task.outside", STRUX_OPT_STRING, offsetof(strux_task_options, outside), "", 0, 0, NULL,
-     "task.type=chain",
+    {"task.outside", STRUX_OPT_STRING, offsetof(strux_task_options, outside), "", 0, 0, NULL, NULL,
      "the outside tag, by name from task.tags or by 0-based id: the size |y| "
      "of the oracle's c term counts the tokens with another tag (slack_bicriteria.md §6 A20); "
      "empty: every token counts"},
     {"task.inference", STRUX_OPT_CHOICE, offsetof(strux_task_options, inference), "auto", 0, 0,
-     "auto|exact|lp", "task.type=pairwise",
+     "auto|exact|lp", NULL,
      "pairwise oracle: exact enumeration of the 2^L "
      "labelings (L <= 20), the local-polytope LP relaxation (GLPK), or auto = exact when "
      "L <= 16"},
     {"task.lp_start", STRUX_OPT_CHOICE, offsetof(strux_task_options, lp_start), "warm", 0, 0,
-     "warm|fresh", "task.type=pairwise",
+     "warm|fresh", NULL,
      "pairwise LP: warm restarts simplex from the last "
      "basis (fast); fresh starts every solve from the standard basis, so answers do not depend "
      "on earlier solves and -np 1, 2, 4 train identically even when LP optima are not unique"},
@@ -47,16 +45,68 @@ const char *strux_task_names(void)
     return names;
 }
 
-strux_status strux_task_create(const strux_task_options *opt, strux_task **out)
+static strux_status find_entry(const char *type, const strux_task_entry **out)
 {
     const strux_task_entry *e = strux_task_registry;
-    while (e->name && strcmp(e->name, opt->type) != 0)
+    while (e->name && strcmp(e->name, type) != 0)
         e++;
-    STRUX_CHECK(e->name, STRUX_ERR_CONFIG, "task.type = '%s' is unknown; valid types: %s",
-                opt->type, strux_task_names());
+    STRUX_CHECK(e->name, STRUX_ERR_CONFIG, "task.type = '%s' is unknown; valid types: %s", type,
+                strux_task_names());
+    *out = e;
+    return STRUX_OK;
+}
+
+strux_status strux_task_type_caps(const char *type, unsigned *caps)
+{
+    const strux_task_entry *e;
+    STRUX_TRY(find_entry(type, &e));
+    *caps = e->caps;
+    return STRUX_OK;
+}
+
+unsigned strux_task_caps(const strux_task *t)
+{
+    return t->caps;
+}
+
+int strux_task_reads_key(const strux_task_options *opt, const char *key)
+{
+    int listed = 0;
+    for (const strux_task_entry *e = strux_task_registry; e->name; e++)
+        for (const char *const *k = e->keys; k && *k; k++)
+            if (strcmp(*k, key) == 0) {
+                if (strcmp(e->name, opt->type) == 0) return 1;
+                listed = 1;
+            }
+    return !listed;
+}
+
+void strux_task_key_readers(const char *key, char *buf, size_t n)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (const strux_task_entry *e = strux_task_registry; e->name; e++)
+        for (const char *const *k = e->keys; k && *k; k++)
+            if (strcmp(*k, key) == 0 && used < n) {
+                int w = snprintf(buf + used, n - used, "%s%s", used ? "|" : "task.type=", e->name);
+                if (w > 0) used += (size_t)w;
+            }
+}
+
+double strux_task_max_loss(const strux_task *t, const strux_label *truth)
+{
+    if (t->ops->max_loss) return t->ops->max_loss(t, truth);
+    return truth->n > 0 ? truth->n : 1;
+}
+
+strux_status strux_task_create(const strux_task_options *opt, strux_task **out)
+{
+    const strux_task_entry *e;
+    STRUX_TRY(find_entry(opt->type, &e));
     strux_task *t;
     STRUX_TRY(strux_alloc(&t, sizeof *t));
     t->type_name = e->name;
+    t->caps = e->caps;
     strux_status st = e->create(opt, t);
     if (st != STRUX_OK) {
         strux_free(&t);
@@ -228,10 +278,32 @@ strux_status strux_task_eval_add(const strux_task *t, const strux_label *pred,
     return t->ops->eval_add(t, pred, truth, acc);
 }
 
-strux_status strux_task_eval_report(const strux_task *t, const double *acc, char *buf, size_t n)
+void strux_scores_add(strux_scores *s, const char *name, double value, int count)
+{
+    if (s->n >= STRUX_SCORES_MAX) return;
+    snprintf(s->name[s->n], sizeof s->name[0], "%s", name);
+    s->value[s->n] = value;
+    s->count[s->n] = count;
+    s->n++;
+}
+
+void strux_scores_format(const strux_scores *s, char *buf, size_t n)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (int k = 0; k < s->n && used < n; k++) {
+        int w = snprintf(buf + used, n - used, s->count[k] ? "%s\"%s\": %.0f" : "%s\"%s\": %.6f",
+                         k ? ", " : "", s->name[k], s->value[k]);
+        if (w < 0) break;
+        used += (size_t)w;
+    }
+}
+
+strux_status strux_task_eval_report(const strux_task *t, const double *acc, strux_scores *out)
 {
     if (!t->ops->eval_report) return UNSUPPORTED(t, "eval");
-    return t->ops->eval_report(t, acc, buf, n);
+    out->n = 0;
+    return t->ops->eval_report(t, acc, out);
 }
 
 strux_status strux_task_format_label(const strux_task *t, const strux_label *y, char *buf, size_t n)

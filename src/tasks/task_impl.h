@@ -57,12 +57,14 @@ struct strux_task_ops {
     /* optional fast path for φ(y) − φ(y_i); task.c falls back to two add_feature calls */
     strux_status (*add_delta)(const strux_task *t, const strux_label *y, const strux_label *truth,
                               double scale, const strux_phi *out);
+    /* optional: the largest loss an example can have (default: its parts, the Hamming bound) */
+    double (*max_loss)(const strux_task *t, const strux_label *truth);
     /* optional: the margin-rescaled loss as independent binary hinges (strux_task_hinge_parts) */
     int32_t (*hinge_parts)(const strux_task *t, const strux_label *truth, double *sigma);
     int64_t (*eval_size)(const strux_task *t);
     strux_status (*eval_add)(const strux_task *t, const strux_label *pred, const strux_label *truth,
                              double *acc);
-    strux_status (*eval_report)(const strux_task *t, const double *acc, char *buf, size_t n);
+    strux_status (*eval_report)(const strux_task *t, const double *acc, strux_scores *out);
     strux_status (*format_label)(const strux_task *t, const strux_label *y, char *buf, size_t n);
     int64_t (*label_count)(const strux_task *t, const strux_pot *pot);
     strux_status (*label_at)(const strux_task *t, const strux_pot *pot, int64_t index,
@@ -78,12 +80,16 @@ struct strux_task {
     int32_t n_rows;         /* model rows (K of the block layout), fixed by check() */
     int64_t n_extra;        /* model free parameters, fixed by check() */
     int64_t n_oracle_calls; /* counted by strux_task_oracle */
+    unsigned caps;          /* STRUX_CAP_* of its registry row */
 };
 
-/* Registry entry: a name and its constructor (fills ops and data). */
+/* Registry row: a name, its constructor (fills ops and data), its capability flags (STRUX_CAP_*)
+ * and the keys of [task] only this task reads (NULL-terminated). */
 typedef struct strux_task_entry {
     const char *name;
     strux_status (*create)(const strux_task_options *opt, strux_task *t);
+    unsigned caps;
+    const char *const *keys;
 } strux_task_entry;
 
 extern const strux_task_entry strux_task_registry[];
@@ -113,7 +119,7 @@ int strux_query_banned(const strux_query *q, const strux_label *y);
  * Hamming loss, subset accuracy, micro-, macro- and example-F1 and n. pred->y holds 0/1 states. */
 int64_t strux_mlmetrics_size(int32_t L);
 void strux_mlmetrics_add(int32_t L, const strux_label *pred, const strux_label *truth, double *acc);
-void strux_mlmetrics_report(int32_t L, const double *acc, char *buf, size_t n);
+void strux_mlmetrics_report(int32_t L, const double *acc, strux_scores *out);
 
 /* Chunk counting as conlleval does it (conlleval.c), for IOB1/IOB2/IOE tag names: each tag has a
  * prefix ('B', 'I', 'E', 'O', ...) and a chunk type id (names "B-NP" → 'B', type of "NP"; "O" →

@@ -107,6 +107,7 @@ void points_init(point_set *ps, int n, const double *m, const double *L)
     ps->t = calloc(1, sizeof *ps->t);
     ps->t->ops = &point_ops;
     ps->t->type_name = "points";
+    ps->t->caps = STRUX_CAP_WEDGE; /* its oracle answers wedge and ban queries */
     ps->ds.n_local = 1;
     ps->ds.n_global = 1;
     ps->ds.path = "points";

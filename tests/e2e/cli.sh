@@ -27,7 +27,7 @@ expect_fail 2 "--set: solver.lambda = -1 is outside" "bad --set value names its 
 expect_fail 2 "task.type = 'sequence' is unknown; valid types: multilabel" \
     "unknown task lists the valid ones" -- "$STRUX" train configs/yeast.ini --set task.type=sequence
 printf '[data]\ntrain = %s/yeast_train.svm.gz\n' "$D" >"$WORK/min.ini"
-expect_fail 2 "solver.type = 'newton' is not one of" "unknown solver" -- \
+expect_fail 2 "solver.type = 'newton' is unknown; valid: sgd, bcfw, sdca, cutting_plane" "unknown solver" -- \
     "$STRUX" train "$WORK/min.ini" --set solver.type=newton
 
 # --set overrides win over the file; the resolved config is stored in the model

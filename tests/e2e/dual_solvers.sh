@@ -138,11 +138,11 @@ sys.exit(0 if sar["dual"] <= ref["primal"] * (1 + 1e-9) and sar["primal"] <= 1.0
 PY
 ok $? "sarawagi cutting plane: dual below the optimum, primal within 5% of it after 40 epochs"
 
-expect_fail 2 "solver.type = bcfw needs a surrogate affine in the margin .*probloss is not: use solver.type = sgd" \
+expect_fail 2 "solver.type = bcfw keeps a dual, which needs a surrogate affine in the margin \(flag affine.*probloss is not: surrogates that are: margin, slack, beta, microf1; solvers without a dual: sgd" \
     "ProbLoss is refused by the dual solvers" -- \
     "$STRUX" train configs/yeast.ini --set surrogate.type=probloss --set solver.type=bcfw \
     --set output.model="$WORK/x.h5"
-expect_fail 2 "surrogate.search = sarawagi needs the slack .* set solver.type = cutting_plane" \
+expect_fail 2 "surrogate.search = sarawagi needs the slack .* \(flag keeps_slack\), which solver.type = sdca does not keep; solvers that do: cutting_plane" \
     "sarawagi is refused outside the cutting plane" -- \
     "$STRUX" train configs/yeast_slack.ini --set surrogate.search=sarawagi --set solver.type=sdca \
     --set output.model="$WORK/x.h5"

@@ -20,7 +20,7 @@ sys.exit(0 if a["surrogate"] == sys.argv[2] and a["search"] == sys.argv[3]
 PY
     ok $? "the $type model records search ${pair#*:} and scores the test set"
 done
-expect_fail 2 "surrogate.search = angular answers only surrogate.type = slack \(got 'beta'\)" \
+expect_fail 2 "surrogate.search = angular needs a surrogate with flag slack_form; surrogate.type = beta lacks it: surrogates with it: slack; searches that answer beta: convex_hull" \
     "angular refuses a surrogate other than slack" -- \
     "$STRUX" train $C --set surrogate.type=beta --set surrogate.search=angular \
     --set output.model="$WORK/x.h5"
@@ -28,7 +28,7 @@ expect_fail 2 "set: surrogate.beta = 2 is outside \[0, 1\]" "beta outside [0, 1]
     "$STRUX" train $C --set surrogate.type=beta --set surrogate.beta=2 --set output.model="$WORK/x.h5"
 expect_fail 2 "surrogate.queue = 'lifo' is not one of: priority\|fifo" "unknown angular queue" -- \
     "$STRUX" train $C --set surrogate.queue=lifo --set output.model="$WORK/x.h5"
-expect_fail 2 "surrogate.search = sarawagi needs the slack ξ_i of each example, which only an n-slack cutting-plane solver has" \
+expect_fail 2 "surrogate.search = sarawagi needs the slack ξ_i of each example \(flag keeps_slack\), which solver.type = sgd does not keep; solvers that do: cutting_plane" \
     "sarawagi refuses to run inside SGD" -- \
     "$STRUX" train $C --set surrogate.search=sarawagi --set output.model="$WORK/x.h5"
 "$STRUX" train $C --set surrogate.type=margin --set surrogate.search=margin --set surrogate.queue=fifo \

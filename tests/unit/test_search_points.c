@@ -261,7 +261,7 @@ static void test_bounds_and_slack(void **state)
         for (int k = 0; k < 5; k++) {
             strux_search *s = make(&ps, "slack", searches[k], 1e-3, "priority");
             strux_search_result res;
-            assert_int_equal(strux_search_needs_slack(s), k == 0);
+            assert_int_equal(!!(strux_search_caps(s) & STRUX_CAP_NEEDS_SLACK), k == 0);
             if (k == 0) {
                 assert_strux_fails(strux_search_run(s, ps.t, &ps.pot, &ps.truth, &res),
                                    STRUX_ERR_UNSUPPORTED,
@@ -293,11 +293,11 @@ static void test_config_errors(void **state)
     strcpy(o.type, "beta");
     strcpy(o.search, "angular");
     assert_strux_fails(strux_search_create(&o, ps.t, &ps.ds, &s), STRUX_ERR_CONFIG,
-                       "surrogate.search = angular answers only surrogate.type = slack (got "
-                       "'beta')");
+                       "surrogate.search = angular needs a surrogate with flag slack_form; "
+                       "surrogate.type = beta lacks it");
     strcpy(o.search, "margin");
     assert_strux_fails(strux_search_create(&o, ps.t, &ps.ds, &s), STRUX_ERR_CONFIG,
-                       "surrogate.search = margin answers only surrogate.type = margin");
+                       "surrogate.search = margin needs a surrogate with flag one_call");
     strcpy(o.search, "golden");
     assert_strux_fails(strux_search_create(&o, ps.t, &ps.ds, &s), STRUX_ERR_CONFIG,
                        "surrogate.search = 'golden' is unknown; valid: auto, margin, sarawagi, "

@@ -192,7 +192,11 @@ static void test_metrics_by_hand(void **state)
         assert_strux_ok(strux_task_eval_add(f->t, &f->y, &f->truth, acc));
     }
     char buf[256];
-    assert_strux_ok(strux_task_eval_report(f->t, acc, buf, sizeof buf));
+    {
+        strux_scores sc;
+        assert_strux_ok(strux_task_eval_report(f->t, acc, &sc));
+        strux_scores_format(&sc, buf, sizeof buf);
+    }
     assert_string_equal(buf, "\"accuracy\": 0.500000, \"macro_f1\": 0.388889, \"n\": 4");
     assert_strux_ok(strux_task_format_label(f->t, &f->y, buf, sizeof buf));
     assert_string_equal(buf, "2");

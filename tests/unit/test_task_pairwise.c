@@ -309,7 +309,11 @@ static void test_predict_and_metrics(void **state)
     assert_strux_ok(strux_task_eval_add(c.t, &c.y, &c.truth, acc)); /* fractional, 1 error */
     assert_strux_ok(strux_task_eval_add(c.t, &c.truth, &c.truth, acc));
     char buf[512];
-    assert_strux_ok(strux_task_eval_report(c.t, acc, buf, sizeof buf));
+    {
+        strux_scores sc;
+        assert_strux_ok(strux_task_eval_report(c.t, acc, &sc));
+        strux_scores_format(&sc, buf, sizeof buf);
+    }
     assert_string_equal(buf, "\"hamming_loss\": 0.166667, \"subset_accuracy\": 0.500000, "
                              "\"micro_f1\": 0.888889, \"macro_f1\": 0.666667, "
                              "\"example_f1\": 0.900000, \"n\": 2, "

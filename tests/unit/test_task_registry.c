@@ -167,7 +167,11 @@ static void check_on(strux_task *t, const strux_dataset *ds)
         assert_strux_ok(strux_task_format_label(t, &truth, text, sizeof text));
     }
     char report[4096];
-    assert_strux_ok(strux_task_eval_report(t, acc, report, sizeof report));
+    {
+        strux_scores sc;
+        assert_strux_ok(strux_task_eval_report(t, acc, &sc));
+        strux_scores_format(&sc, report, sizeof report);
+    }
     char n_field[32];
     snprintf(n_field, sizeof n_field, "\"n\": %d", N);
     assert_non_null(strstr(report, n_field));

@@ -1,0 +1,112 @@
+/* strux/driver.h - the life of a training run in the library (ARCHITECTURE.md §3 Driver): the epoch
+ * loop, the certificate cadence, the tolerance stop, the epoch and time limits, checkpoints (on a
+ * cadence and when a stop flag is raised), held-out scoring, and the per-epoch record as named
+ * columns (the training curve). Outer loops (the hierarchy's α update, the constraints' MM step and
+ * multiplier LP, λ paths) live in hooks; their state rides in checkpoints, so an interrupted outer
+ * loop resumes at the same outer and inner step. The driver knows nothing of the command line:
+ * progress printing is a callback on the record, stop requests are a flag the caller raises (from a
+ * signal handler, say), and everything a run needs is passed in. Every function is Collective. */
+#ifndef STRUX_DRIVER_H
+#define STRUX_DRIVER_H
+
+#include "strux/io.h"
+#include "strux/solver.h"
+
+#include <signal.h>
+
+typedef struct strux_driver strux_driver;
+
+typedef struct strux_driver_options {
+    int64_t epochs;           /* solver.epochs: epochs of strux_driver_run at most */
+    double tol;               /* solver.tol: converged when gap ≤ tol·primal (0: never) */
+    int64_t certify_every;    /* solver.certify_every: epochs between certificates (0: last only) */
+    double time_limit;        /* solver.time_limit: seconds of training at most (0: none) */
+    int64_t checkpoint_every; /* output.checkpoint_every: epochs between checkpoints (0: none) */
+    int64_t eval_every;       /* output.eval_every: epochs between held-out scorings (0: last) */
+    const char *checkpoint;   /* where checkpoints go; borrowed; NULL or "": never written */
+} strux_driver_options;
+
+/* The parts of a run, all borrowed: the driver steps solver, which writes model (training space:
+ * data.scale not folded in); test and col_scale may be NULL; info names the run in checkpoints and
+ * its curve is the driver's record (replaced at create, rows appended per epoch). */
+typedef struct strux_driver_parts {
+    strux_comm *comm;
+    strux_task *task;
+    strux_search *search;
+    strux_solver *solver;
+    strux_model *model;
+    const strux_dataset *test; /* scored every eval_every epochs into test_* columns */
+    const double *col_scale;   /* data.scale factors per feature column, folded in on export */
+    strux_model_info *info;    /* rank 0's is written into checkpoints */
+} strux_driver_parts;
+
+/* An outer loop (or any extra per-epoch work) attached to the driver. Every callback is optional,
+ * collective, and may fail (the run then ends with its status). Hook state must be identical on
+ * every rank (a rank-0 decision is broadcast); per-example state belongs in the solver. */
+typedef struct strux_driver_hook {
+    const char *name;           /* for messages and the checkpoint */
+    void *ctx;                  /* passed to every callback; borrowed */
+    const char *const *columns; /* NULL-terminated names of the record columns it fills */
+    strux_status (*before_epoch)(void *ctx, strux_driver *d);
+    /* After the epoch's certificate; may change the model (e.g. rescale rows); *stop = 1 ends the
+     * run after this epoch (it is then written out like a converged run). */
+    strux_status (*after_epoch)(void *ctx, strux_driver *d, int *stop);
+    /* After a solve reached its tolerance: the outer step (MM linearisation, multiplier update, α
+     * recomputation, λ change). *done = 1 when the outer loop has finished. */
+    strux_status (*after_solve)(void *ctx, strux_driver *d, int *done);
+    /* The values of its columns for this epoch's record (NaN where nothing is to report). */
+    strux_status (*metrics)(void *ctx, strux_driver *d, double *values);
+    strux_status (*save)(void *ctx, strux_blob *b);
+    strux_status (*load)(void *ctx, strux_blob *b);
+} strux_driver_hook;
+
+/* Called on every rank after each epoch's record is complete (row = the curve's last row). */
+typedef void (*strux_driver_record_fn)(void *ctx, const strux_driver *d, const strux_curve *c);
+
+strux_status strux_driver_create(const strux_driver_options *opt, const strux_driver_parts *parts,
+                                 strux_driver **out);
+void strux_driver_destroy(strux_driver **d);
+/* Attach a hook (copied; at most 8), before strux_driver_start. */
+strux_status strux_driver_add_hook(strux_driver *d, const strux_driver_hook *h);
+void strux_driver_set_record_fn(strux_driver *d, strux_driver_record_fn fn, void *ctx);
+/* The solver's within-epoch progress callback, passed through (progress bars). */
+void strux_driver_set_progress(strux_driver *d, strux_progress_fn fn, void *ctx);
+/* A flag the caller raises (nonzero: the signal number) to stop after the current epoch with a
+ * checkpoint; borrowed. */
+void strux_driver_set_stop_flag(strux_driver *d, const volatile sig_atomic_t *flag);
+
+/* Lay out the record (base columns, then each hook's, then test_* of the task's held-out scores)
+ * and, when resume is non-NULL, restore that checkpoint: the model, the curve, the driver's
+ * position, every hook's state and the solver's and search's state of this rank's data blocks
+ * (another rank count works when the blocks divide over it, solver.blocks). */
+strux_status strux_driver_start(strux_driver *d, const char *resume);
+/* Run to the limits: solves to solver.tol, each followed by the hooks' outer step, until the
+ * outer loop is done (without after_solve hooks: the first converged solve), the epoch or time
+ * limit, or a stop request (then STRUX_ERR_INTERRUPTED after writing a checkpoint). */
+strux_status strux_driver_run(strux_driver *d);
+/* Epochs from the current warm start until gap ≤ eps·primal (*converged = 1) or max_epochs more
+ * epochs (or a limit) have passed (*converged = 0). */
+strux_status strux_driver_solve(strux_driver *d, double eps, int64_t max_epochs, int *converged);
+/* The weights as they are exported: data.scale folded in, (w ∘ f)·x = w·(f ∘ x), so the model
+ * scores unscaled data; dst has the model's shape and may be the model itself (at the end). */
+strux_status strux_driver_export(const strux_driver *d, strux_model *dst);
+/* Set the info's creation time and the wall time of the run so far (resumed runs included), as
+ * before writing a model. Not Collective. */
+void strux_driver_stamp_info(strux_driver *d);
+/* Write a checkpoint of the run so far. */
+strux_status strux_driver_checkpoint(strux_driver *d);
+
+int64_t strux_driver_epoch(const strux_driver *d); /* epochs completed */
+const strux_certificate *strux_driver_last_certificate(const strux_driver *d); /* NaN if none */
+strux_solver *strux_driver_solver(const strux_driver *d);
+const strux_curve *strux_driver_curve(const strux_driver *d);
+/* Seconds of training (epochs and certificates) so far, resumed runs included. */
+double strux_driver_train_seconds(const strux_driver *d);
+
+/* Score ds with model m: predict every local example, sum the task's evaluation over ranks into
+ * out (identical on every rank). When text is non-NULL, rank 0 receives every prediction, one
+ * label per line in example order (*text owned by the caller, *len bytes; other ranks get NULL). */
+strux_status strux_evaluate(strux_comm *comm, strux_task *t, const strux_model *m,
+                            const strux_dataset *ds, strux_scores *out, char **text, size_t *len);
+
+#endif

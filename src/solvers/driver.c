@@ -1,0 +1,524 @@
+/* solvers/driver.c - the life of a training run (strux/driver.h): epochs of the solver, the
+ * certificate every solver.certify_every epochs, the tolerance stop, the epoch and time limits,
+ * held-out scoring into test_* columns, the per-epoch record, checkpoints on a cadence and on a
+ * stop request, and the hooks where outer loops live. One epoch is one_epoch(); a solve is epochs
+ * until the certified gap reaches its tolerance; a run is solves separated by the hooks' outer
+ * steps. Every step that can fail on one rank is followed by an error agreement, so all ranks stop
+ * together with the failing rank's message. Knows nothing of src/cli. */
+#include "strux/driver.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#define MAX_HOOKS 8
+
+/* The base columns of the record, in this order. */
+static const char *const base_columns[] = {
+    "epoch",  "primal", "loss",       "dual",         "gap",
+    "time_s", "comm_s", "comm_bytes", "oracle_calls", NULL,
+};
+enum {
+    COL_EPOCH,
+    COL_PRIMAL,
+    COL_LOSS,
+    COL_DUAL,
+    COL_GAP,
+    COL_TIME,
+    COL_COMM_S,
+    COL_COMM_BYTES,
+    COL_CALLS,
+    N_BASE
+};
+
+struct strux_driver {
+    strux_driver_options opt;
+    strux_driver_parts p;
+    strux_driver_hook hook[MAX_HOOKS];
+    int hook_col[MAX_HOOKS]; /* first record column of each hook */
+    int n_hooks;
+    int test_col; /* first test_* column, −1 without data.test */
+    strux_driver_record_fn record_fn;
+    void *record_ctx;
+    const volatile sig_atomic_t *stop_flag; /* borrowed, or NULL */
+    strux_certificate cert;                 /* the last certificate (NaN where none) */
+    int64_t epoch;                          /* epochs completed, resumed runs included */
+    int64_t calls;                          /* oracle calls so far, all ranks */
+    double train_s;                         /* training seconds so far */
+    double wall0_s;                         /* wall time of the runs before this one (resume) */
+    double t_start;                         /* this process's start, for the wall time */
+    int64_t bytes0;        /* this rank's collective bytes at the start of the epoch */
+    strux_model *exported; /* scratch: the weights with data.scale folded in, or NULL */
+    double row[STRUX_CURVE_MAX_COLS];
+};
+
+strux_status strux_driver_create(const strux_driver_options *opt, const strux_driver_parts *parts,
+                                 strux_driver **out)
+{
+    strux_driver *d;
+    STRUX_TRY(strux_alloc(&d, sizeof *d));
+    d->opt = *opt;
+    d->p = *parts;
+    d->test_col = -1;
+    d->cert = (strux_certificate){NAN, NAN, NAN, NAN};
+    d->t_start = strux_time_now();
+    const strux_model *m = parts->model;
+    strux_status st = STRUX_OK;
+    if (parts->col_scale) st = strux_model_create(m->n_rows, m->dim, m->n_extra, &d->exported);
+    if (st != STRUX_OK) {
+        strux_driver_destroy(&d);
+        return strux_error_frame(st, __FILE__, __LINE__, __func__);
+    }
+    *out = d;
+    return STRUX_OK;
+}
+
+void strux_driver_destroy(strux_driver **d)
+{
+    if (!*d) return;
+    strux_model_destroy(&(*d)->exported);
+    strux_free(d);
+}
+
+strux_status strux_driver_add_hook(strux_driver *d, const strux_driver_hook *h)
+{
+    STRUX_CHECK(d->n_hooks < MAX_HOOKS, STRUX_ERR_INTERNAL, "more than %d driver hooks", MAX_HOOKS);
+    d->hook[d->n_hooks++] = *h;
+    return STRUX_OK;
+}
+
+void strux_driver_set_record_fn(strux_driver *d, strux_driver_record_fn fn, void *ctx)
+{
+    d->record_fn = fn;
+    d->record_ctx = ctx;
+}
+
+void strux_driver_set_progress(strux_driver *d, strux_progress_fn fn, void *ctx)
+{
+    strux_solver_set_progress(d->p.solver, fn, ctx);
+}
+
+void strux_driver_set_stop_flag(strux_driver *d, const volatile sig_atomic_t *flag)
+{
+    d->stop_flag = flag;
+}
+
+int64_t strux_driver_epoch(const strux_driver *d)
+{
+    return d->epoch;
+}
+
+const strux_certificate *strux_driver_last_certificate(const strux_driver *d)
+{
+    return &d->cert;
+}
+
+strux_solver *strux_driver_solver(const strux_driver *d)
+{
+    return d->p.solver;
+}
+
+const strux_curve *strux_driver_curve(const strux_driver *d)
+{
+    return &d->p.info->curve;
+}
+
+double strux_driver_train_seconds(const strux_driver *d)
+{
+    return d->train_s;
+}
+
+strux_status strux_driver_export(const strux_driver *d, strux_model *dst)
+{
+    const strux_model *m = d->p.model;
+    if (dst != m) STRUX_TRY(strux_model_copy(dst, m));
+    if (!d->p.col_scale) return STRUX_OK;
+    for (int32_t k = 0; k < dst->n_rows; k++)
+        for (int32_t j = 0; j < dst->dim; j++)
+            strux_model_row(dst, k)[j] *= d->p.col_scale[j];
+    return STRUX_OK;
+}
+
+/* ---- the record ---- */
+
+/* The record's columns: base, each hook's, then test_<score> for the task's held-out scores
+ * except the count "n" (the names come from the report of an empty accumulator). */
+static strux_status lay_out_columns(strux_driver *d)
+{
+    strux_curve *c = &d->p.info->curve;
+    strux_curve_free(c);
+    STRUX_TRY(strux_curve_init(c, base_columns));
+    for (int h = 0; h < d->n_hooks; h++) {
+        d->hook_col[h] = c->n_cols;
+        int col;
+        for (const char *const *name = d->hook[h].columns; name && *name; name++)
+            STRUX_TRY(strux_curve_add_column(c, *name, &col));
+    }
+    if (!d->p.test) return STRUX_OK;
+    double *acc = NULL;
+    strux_scores sc;
+    STRUX_TRY(strux_alloc_array(&acc, (size_t)strux_task_eval_size(d->p.task) + 1, sizeof *acc));
+    strux_status st = strux_task_eval_report(d->p.task, acc, &sc);
+    strux_free(&acc);
+    STRUX_TRY(st);
+    d->test_col = c->n_cols;
+    for (int k = 0; k < sc.n; k++) {
+        if (sc.count[k]) continue;
+        char name[STRUX_CURVE_NAME];
+        snprintf(name, sizeof name, "test_%s", sc.name[k]);
+        int col;
+        STRUX_TRY(strux_curve_add_column(c, name, &col));
+    }
+    return STRUX_OK;
+}
+
+/* data.test scored with the weights as exported, into the test_* columns of row. */
+static strux_status score_test(strux_driver *d, double *row)
+{
+    const strux_model *m = d->p.model;
+    if (d->exported) {
+        STRUX_TRY(strux_driver_export(d, d->exported));
+        m = d->exported;
+    }
+    strux_scores sc;
+    STRUX_TRY(strux_evaluate(d->p.comm, d->p.task, m, d->p.test, &sc, NULL, NULL));
+    const strux_curve *c = &d->p.info->curve;
+    for (int k = 0; k < sc.n; k++) {
+        char name[STRUX_CURVE_NAME];
+        snprintf(name, sizeof name, "test_%s", sc.name[k]);
+        int col = strux_curve_column(c, name);
+        if (col >= 0) row[col] = sc.value[k];
+    }
+    return STRUX_OK;
+}
+
+/* ---- one epoch ---- */
+
+static int due(int64_t e, int64_t every, int64_t last)
+{
+    return e == last || (every > 0 && e % every == 0);
+}
+
+/* One epoch of the solver with its hooks, certificate (when due or force_cert) and record.
+ * *stop is set when a hook asks the run to end. */
+static strux_status one_epoch(strux_driver *d, int force_cert, int *stop)
+{
+    strux_comm *comm = d->p.comm;
+    const int64_t e = d->epoch + 1;
+    for (int h = 0; h < d->n_hooks; h++)
+        if (d->hook[h].before_epoch) STRUX_TRY(d->hook[h].before_epoch(d->hook[h].ctx, d));
+    d->bytes0 = strux_comm_bytes(comm);
+    double t0 = strux_time_now();
+    int64_t c0 = strux_task_oracle_calls(d->p.task);
+    STRUX_TRY(strux_solver_epoch(d->p.solver));
+    int64_t epoch_calls = strux_task_oracle_calls(d->p.task) - c0;
+    d->epoch = e;
+    d->cert = (strux_certificate){NAN, NAN, NAN, NAN};
+    if (force_cert || due(e, d->opt.certify_every, d->opt.epochs))
+        STRUX_TRY(strux_solver_certificate(d->p.solver, &d->cert));
+    d->train_s += strux_time_now() - t0;
+    for (int h = 0; h < d->n_hooks; h++)
+        if (d->hook[h].after_epoch) STRUX_TRY(d->hook[h].after_epoch(d->hook[h].ctx, d, stop));
+
+    const strux_curve *c = &d->p.info->curve;
+    double *row = d->row;
+    for (int k = 0; k < c->n_cols; k++)
+        row[k] = NAN;
+    double comm_s = strux_comm_seconds(comm);
+    int64_t sums[2] = {epoch_calls, strux_comm_bytes(comm) - d->bytes0};
+    STRUX_TRY(strux_comm_allreduce_sum_i64(comm, sums, 2));
+    STRUX_TRY(strux_comm_allreduce_max(comm, &comm_s, 1));
+    d->calls += sums[0];
+    row[COL_EPOCH] = (double)e;
+    row[COL_PRIMAL] = d->cert.primal;
+    row[COL_LOSS] = d->cert.loss;
+    row[COL_DUAL] = d->cert.dual;
+    row[COL_GAP] = d->cert.gap;
+    row[COL_TIME] = d->train_s;
+    row[COL_COMM_S] = comm_s;
+    row[COL_COMM_BYTES] = (double)sums[1];
+    row[COL_CALLS] = (double)d->calls;
+    for (int h = 0; h < d->n_hooks; h++)
+        if (d->hook[h].metrics)
+            STRUX_TRY(d->hook[h].metrics(d->hook[h].ctx, d, row + d->hook_col[h]));
+    if (d->p.test && due(e, d->opt.eval_every, d->opt.epochs)) STRUX_TRY(score_test(d, row));
+    STRUX_TRY(strux_curve_append(&d->p.info->curve, row));
+    if (d->record_fn) d->record_fn(d->record_ctx, d, c);
+    return STRUX_OK;
+}
+
+/* Did any rank's stop flag go up? Collective. */
+static strux_status stop_requested(strux_driver *d, int *sig)
+{
+    double v = d->stop_flag ? (double)*d->stop_flag : 0;
+    STRUX_TRY(strux_comm_allreduce_max(d->p.comm, &v, 1));
+    *sig = (int)v;
+    return STRUX_OK;
+}
+
+strux_status strux_driver_solve(strux_driver *d, double eps, int64_t max_epochs, int *converged)
+{
+    *converged = 0;
+    for (int64_t k = 0; k < max_epochs && d->epoch < d->opt.epochs; k++) {
+        int stop = 0;
+        STRUX_TRY(one_epoch(d, eps > 0 && k + 1 == max_epochs, &stop));
+        const strux_certificate *c = &d->cert;
+        if (eps > 0 && c->gap <= eps * c->primal) { /* NaN gap (sgd): never */
+            strux_log(STRUX_LOG_INFO,
+                      "converged after epoch %lld: duality gap %.3e <= %g x primal %.6g",
+                      (long long)d->epoch, c->gap, eps, c->primal);
+            *converged = 1;
+            return STRUX_OK;
+        }
+        int sig = 0;
+        STRUX_TRY(stop_requested(d, &sig));
+        int cadence = d->opt.checkpoint_every > 0 && d->epoch % d->opt.checkpoint_every == 0 &&
+                      d->epoch < d->opt.epochs;
+        if (sig || cadence) STRUX_TRY(strux_driver_checkpoint(d));
+        if (sig)
+            return strux_error_set(STRUX_ERR_INTERRUPTED, __FILE__, __LINE__, __func__,
+                                   "%s: stopped after epoch %lld of %lld and wrote the checkpoint "
+                                   "%s",
+                                   sig == SIGUSR1   ? "SIGUSR1"
+                                   : sig == SIGTERM ? "SIGTERM"
+                                                    : "signal",
+                                   (long long)d->epoch, (long long)d->opt.epochs,
+                                   d->opt.checkpoint);
+        if (stop) return STRUX_OK;
+        if (d->opt.time_limit > 0 && d->train_s >= d->opt.time_limit) {
+            strux_log(STRUX_LOG_INFO, "solver.time_limit of %gs reached after epoch %lld",
+                      d->opt.time_limit, (long long)d->epoch);
+            return STRUX_OK;
+        }
+    }
+    return STRUX_OK;
+}
+
+strux_status strux_driver_run(strux_driver *d)
+{
+    int outer = 0;
+    for (int h = 0; h < d->n_hooks; h++)
+        outer |= d->hook[h].after_solve != NULL;
+    while (d->epoch < d->opt.epochs) {
+        int converged;
+        STRUX_TRY(strux_driver_solve(d, d->opt.tol, d->opt.epochs - d->epoch, &converged));
+        if (!converged || !outer) break;
+        int done = 1;
+        for (int h = 0; h < d->n_hooks; h++) {
+            int hook_done = 1;
+            if (d->hook[h].after_solve)
+                STRUX_TRY(d->hook[h].after_solve(d->hook[h].ctx, d, &hook_done));
+            done &= hook_done;
+        }
+        if (done) break;
+    }
+    if (d->opt.tol > 0 && d->cert.gap > d->opt.tol * d->cert.primal)
+        strux_log(STRUX_LOG_WARN,
+                  "not converged: after %lld epochs the duality gap %.3e is %.3g x the primal "
+                  "%.6g, above solver.tol %g (raise solver.epochs)",
+                  (long long)d->epoch, d->cert.gap, d->cert.gap / d->cert.primal, d->cert.primal,
+                  d->opt.tol);
+    return STRUX_OK;
+}
+
+/* ---- checkpoints ---- */
+
+void strux_driver_stamp_info(strux_driver *d)
+{
+    strux_model_info *in = d->p.info;
+    time_t now = time(NULL);
+    strftime(in->created, sizeof in->created, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+    in->wall_time_s = d->wall0_s + strux_time_now() - d->t_start;
+}
+
+/* This rank's state: every hook's (tagged by name), the solver's, the search's. */
+static strux_status save_state(const strux_driver *d, strux_blob *b)
+{
+    for (int h = 0; h < d->n_hooks; h++) {
+        char name[32] = {0};
+        snprintf(name, sizeof name, "%s", d->hook[h].name);
+        STRUX_TRY(strux_blob_put(b, name, sizeof name));
+        if (d->hook[h].save) STRUX_TRY(d->hook[h].save(d->hook[h].ctx, b));
+    }
+    STRUX_TRY(strux_solver_save(d->p.solver, b));
+    return strux_search_save(d->p.search, b);
+}
+
+static strux_status load_state(strux_driver *d, strux_blob *b)
+{
+    for (int h = 0; h < d->n_hooks; h++) {
+        char name[32];
+        STRUX_TRY(strux_blob_get(b, name, sizeof name, "hook name"));
+        name[sizeof name - 1] = '\0';
+        STRUX_CHECK(strncmp(name, d->hook[h].name, sizeof name - 1) == 0, STRUX_ERR_CONFIG,
+                    "the checkpoint holds the state of outer loop '%s' where this run has '%s'",
+                    name, d->hook[h].name);
+        if (d->hook[h].load) STRUX_TRY(d->hook[h].load(d->hook[h].ctx, b));
+    }
+    STRUX_TRY(strux_solver_load(d->p.solver, b));
+    return strux_search_load(d->p.search, b);
+}
+
+/* Hands each rank's state to the checkpoint writer on rank 0 (strux_comm_collect's sink). */
+static strux_status add_rank_state(void *ctx, int rank, const void *data, size_t n)
+{
+    return strux_io_checkpoint_add(ctx, rank, data, n);
+}
+
+strux_status strux_driver_checkpoint(strux_driver *d)
+{
+    strux_comm *comm = d->p.comm;
+    strux_blob state = {0};
+    strux_model *exported = NULL;
+    strux_checkpoint_writer *w = NULL;
+    strux_status st = save_state(d, &state);
+    if (st == STRUX_OK && strux_comm_rank(comm) == 0) {
+        const strux_model *m = d->p.model;
+        strux_checkpoint_info ck = {.epoch = d->epoch,
+                                    .n_ranks = strux_comm_size(comm),
+                                    .train_s = d->train_s,
+                                    .oracle_calls = d->calls};
+        st = strux_model_create(m->n_rows, m->dim, m->n_extra, &exported);
+        if (st == STRUX_OK) st = strux_driver_export(d, exported);
+        if (st == STRUX_OK) {
+            strux_driver_stamp_info(d);
+            st = strux_io_checkpoint_begin(d->opt.checkpoint, exported, d->p.info, m, &ck, &w);
+        }
+    }
+    st = strux_comm_agree(comm, st);
+    if (st == STRUX_OK) st = strux_comm_collect(comm, state.data, state.n, add_rank_state, w);
+    if (strux_comm_rank(comm) == 0) st = strux_io_checkpoint_end(&w, st);
+    strux_model_destroy(&exported);
+    strux_blob_free(&state);
+    STRUX_TRY(strux_comm_agree(comm, st));
+    strux_log(STRUX_LOG_INFO, "checkpoint after epoch %lld written to %s", (long long)d->epoch,
+              d->opt.checkpoint);
+    return STRUX_OK;
+}
+
+/* The checkpoint's curve, weights (training space), position and this rank's state. The run must
+ * match the one that wrote it: same task, solver, record columns, rank count and data shard. */
+static strux_status restore(strux_driver *d, const char *path)
+{
+    strux_comm *comm = d->p.comm;
+    strux_model_info *in = d->p.info;
+    strux_model *m = NULL;
+    strux_model_info info;
+    strux_checkpoint_info ck;
+    strux_blob state = {0};
+    strux_status st = strux_io_model_load(path, &m, &info);
+    if (st == STRUX_OK &&
+        (strcmp(info.task, in->task) != 0 || strcmp(info.solver, in->solver) != 0))
+        st = strux_error_set(STRUX_ERR_CONFIG, __FILE__, __LINE__, __func__,
+                             "%s: a checkpoint of task %s with solver %s; this run has task %s "
+                             "with solver %s",
+                             path, info.task, info.solver, in->task, in->solver);
+    if (st == STRUX_OK && info.curve.n_cols != in->curve.n_cols)
+        st = strux_error_set(STRUX_ERR_CONFIG, __FILE__, __LINE__, __func__,
+                             "%s: its training curve has %d columns, this run's %d (data.test "
+                             "or the outer loop differs?)",
+                             path, info.curve.n_cols, in->curve.n_cols);
+    if (st == STRUX_OK)
+        st = strux_io_checkpoint_read(path, strux_comm_rank(comm), &ck, d->p.model, &state);
+    if (st == STRUX_OK && ck.n_ranks != strux_comm_size(comm))
+        st = strux_error_set(STRUX_ERR_CONFIG, __FILE__, __LINE__, __func__,
+                             "%s: written by %d rank(s); resume it with the same number of "
+                             "ranks (mpirun -np %d), this run has %d",
+                             path, ck.n_ranks, ck.n_ranks, strux_comm_size(comm));
+    if (st == STRUX_OK) st = load_state(d, &state);
+    if (st == STRUX_OK && state.pos != state.n)
+        st = strux_error_set(STRUX_ERR_INPUT, __FILE__, __LINE__, __func__,
+                             "%s: %zu bytes of rank %d's state left unread (written by another "
+                             "strux or with other options)",
+                             path, state.n - state.pos, strux_comm_rank(comm));
+    if (st == STRUX_OK) {
+        strux_curve_free(&in->curve);
+        in->curve = info.curve;
+        info.curve = (strux_curve){0};
+        d->epoch = ck.epoch;
+        d->calls = ck.oracle_calls;
+        d->train_s = ck.train_s;
+        d->wall0_s = info.wall_time_s;
+    }
+    strux_blob_free(&state);
+    strux_model_destroy(&m);
+    strux_model_info_free(&info);
+    STRUX_TRY(strux_comm_agree(comm, st));
+    strux_log(STRUX_LOG_INFO, "resumed from %s after epoch %lld", path, (long long)d->epoch);
+    return STRUX_OK;
+}
+
+strux_status strux_driver_start(strux_driver *d, const char *resume)
+{
+    STRUX_TRY(strux_comm_agree(d->p.comm, lay_out_columns(d)));
+    return resume ? restore(d, resume) : STRUX_OK;
+}
+
+/* ---- evaluation ---- */
+
+/* Append text and a newline to a growing buffer. */
+static strux_status append_line(char **buf, size_t *len, size_t *cap, const char *text)
+{
+    size_t n = strlen(text);
+    if (*len + n + 2 > *cap) {
+        size_t c = (*cap ? *cap * 2 : 1 << 16) + n;
+        STRUX_TRY(strux_realloc_array(buf, c, 1));
+        *cap = c;
+    }
+    memcpy(*buf + *len, text, n);
+    (*buf)[*len + n] = '\n';
+    *len += n + 1;
+    return STRUX_OK;
+}
+
+/* Local part: predict, accumulate the evaluation sums, and optionally format predictions. */
+static strux_status score_shard(strux_task *t, const strux_model *m, const strux_dataset *ds,
+                                double *acc, char **text, size_t *len)
+{
+    strux_pot pot = {0};
+    strux_label pred = {0}, truth = {0};
+    size_t cap = 0;
+    char line[1 << 16];
+    strux_status st;
+    STRUX_TRY_GOTO(st, strux_task_pot_alloc(t, ds, &pot), done);
+    STRUX_TRY_GOTO(st, strux_task_label_alloc(t, ds, &pred), done);
+    STRUX_TRY_GOTO(st, strux_task_label_alloc(t, ds, &truth), done);
+    for (int64_t i = 0; i < ds->n_local; i++) {
+        STRUX_TRY_GOTO(st, strux_task_potentials(t, m, ds, i, &pot), done);
+        STRUX_TRY_GOTO(st, strux_task_predict(t, &pot, &pred), done);
+        STRUX_TRY_GOTO(st, strux_task_truth(t, ds, i, &truth), done);
+        STRUX_TRY_GOTO(st, strux_task_eval_add(t, &pred, &truth, acc), done);
+        if (!text) continue;
+        STRUX_TRY_GOTO(st, strux_task_format_label(t, &pred, line, sizeof line), done);
+        STRUX_TRY_GOTO(st, append_line(text, len, &cap, line), done);
+    }
+done:
+    strux_pot_free(&pot);
+    strux_label_free(&pred);
+    strux_label_free(&truth);
+    return st;
+}
+
+strux_status strux_evaluate(strux_comm *comm, strux_task *t, const strux_model *m,
+                            const strux_dataset *ds, strux_scores *out, char **text, size_t *len)
+{
+    int64_t n_acc = strux_task_eval_size(t);
+    double *acc = NULL;
+    char *mine = NULL;
+    size_t n_mine = 0;
+    strux_status st = strux_alloc_array(&acc, (size_t)n_acc + 1, sizeof *acc);
+    if (st == STRUX_OK) st = score_shard(t, m, ds, acc, text ? &mine : NULL, &n_mine);
+    STRUX_TRY_GOTO(st, strux_comm_agree(comm, st), done);
+    STRUX_TRY_GOTO(st, strux_comm_allreduce_sum(comm, acc, n_acc), done);
+    if (text) {
+        void *all = NULL;
+        STRUX_TRY_GOTO(st, strux_comm_gather_bytes(comm, mine, n_mine, 0, &all, len), done);
+        *text = all;
+    }
+    st = strux_task_eval_report(t, acc, out);
+done:
+    strux_free(&acc);
+    strux_free(&mine);
+    return st;
+}
