@@ -10,6 +10,7 @@
  * Does not know about ensembles, certificates or losses (rta_argmax.c, rta_loss.c). */
 #include "rta_impl.h"
 
+#include <assert.h>
 #include <inttypes.h>
 
 /* A sorted list of (val, key): key is `words` uint64 per entry. */
@@ -213,6 +214,7 @@ static klist tmp_list(strux_rta_kbest_ws *ws, int k)
 void strux_rta_kbest(const strux_rta_trees *tr, int32_t t, const double *node, const double *edge,
                      strux_rta_kbest_ws *ws, strux_rta_list *out)
 {
+    assert(ws->L == tr->L && t >= 0 && t < tr->n);
     int32_t L = tr->L, K = ws->K, words = ws->words;
     const int32_t *order = tr->order + (int64_t)t * L;
     const int32_t *kid0 = tr->kid0 + (int64_t)t * L, *nkid = tr->nkid + (int64_t)t * L;
