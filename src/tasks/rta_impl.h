@@ -151,6 +151,8 @@ void strux_rta_kbest(const strux_rta_trees *tr, int32_t t, const double *node, c
 
 /* ---- ensemble argmax (rta_argmax.c, §2.2) ---- */
 
+/* Sizes lists, candidates and hash table for tr (borrowed) and depth min(K, 2^L); allocates once.
+ * STRUX_ERR_INPUT if K is outside 1..STRUX_RTA_MAX_K; STRUX_ERR_NOMEM. */
 strux_status strux_rta_infer_create(const strux_rta_trees *tr, int32_t K, strux_rta_infer **out);
 void strux_rta_infer_destroy(strux_rta_infer **p);
 /* F(y) = n·Σ_i node_i(y_i) + Σ_e c_e·edge_e(y_e) (node may be NULL). */
