@@ -3,7 +3,8 @@
  *   - label-correlation priors R (m3l_prior.c; §1.3, §4.2, §6 A6): identity, empirical from label
  *     sets (moment, co-occurrence, correlation), a text file, zero-shot from test classes,
  * shrinkage towards I, validation, and the factor P with R = PᵀP;
- *   - the box-constrained 1-D and 2-D QP solvers of the kernel SMO (m3l_qp.c; §2.2, §6 A4).
+ *   - the box-constrained 1-D and 2-D QP solvers of the kernel SMO and the scalar pieces of its
+ *     working-set selection (m3l_qp.c; §2.2-§2.4, §6 A3, A4).
  * R is a dense L×L row-major array of doubles owned by the caller (R[k*L + l] = R_kl). Labels are
  * the 0-based ids of the data files. Every function here is local (Not Collective); the caller
  * allreduces empirical counts and agrees on errors (STYLE.md §8). */
@@ -95,6 +96,22 @@ double strux_m3l_solve1d(double a, double b, double m, double M);
  * return value is 1; 0 otherwise. */
 int strux_m3l_solve2d(double q11, double q12, double q22, const double g[2], const double m[2],
                       const double M[2], double x[2]);
+
+/* Projected gradient of the maximisation dual on [0, C] (§2.3): g inside, max(0, g) at α = 0,
+ * min(0, g) at α = C. */
+double strux_m3l_pg(double alpha, double g, double C);
+
+/* Whether j may pair with p (§2.4 step 3, A3): K_pp·K_jj − K_pj² > STRUX_M3L_DET_TOL·K_pp·K_jj,
+ * the threshold under which strux_m3l_solve2d solves Q_pq = 4·R_ll·[[K_pp, ±K_pj], [±K_pj, K_jj]]
+ * exactly; excludes j = p and (anti-)parallel points. */
+int strux_m3l_pair_ok(double K_pp, double K_jj, double K_pj);
+
+/* h^max_pj of §2.4 step 4, the unconstrained gain ½·gᵀQ_pq⁻¹g of the pair, g = (g_pl, g_jl),
+ * s_pj = y_pl·y_jl:
+ *   (g_pl²·K_jj + g_jl²·K_pp − 2·g_pl·g_jl·s_pj·K_pj) / (8·R_ll·(K_pp·K_jj − K_pj²)).
+ * Only for pairs that strux_m3l_pair_ok accepts. */
+double strux_m3l_hmax(double g_p, double g_j, double s_pj, double K_pp, double K_jj, double K_pj,
+                      double R_ll);
 
 /* α after a step, put exactly on 0 or C when within STRUX_M3L_SNAP_TOL·C of it (bound status
  * drives the projected gradient and the selection, §2.2 guards, §2.3). */

@@ -1,8 +1,10 @@
 /* solvers/m3l_qp.c - the box-constrained sub-problems of M3L's kernel SMO (specs/m3l.md §2.2):
  * Solve1DQP (with the A4 correction: the clamped quantity is the maximiser b/a), Solve2DQP as
- * printed in §2.2 with its suggested guards (degenerate fallback to a 1-D step, bound snapping).
- * Pure functions of their scalars: no state, no allocation, so every MPI rank solving the same
- * scalars gets the same step (§7.2 step e). Working-set selection (§2.4) is the solver's. */
+ * printed in §2.2 with its suggested guards (degenerate fallback to a 1-D step, bound snapping),
+ * and the scalar pieces of working-set selection: the projected gradient (§2.3), the S_p guard
+ * (A3) and h^max (§2.4). Pure functions of their scalars: no state, no allocation, so every MPI
+ * rank solving the same scalars gets the same step (§7.2 step e). The scans over points that
+ * pick l, p and q are the solver's. */
 #include "m3l.h"
 
 #include <assert.h>
@@ -59,6 +61,25 @@ int strux_m3l_solve2d(double q11, double q12, double q22, const double g[2], con
         x[1] = c[1];
     }
     return 0;
+}
+
+double strux_m3l_pg(double alpha, double g, double C)
+{
+    if (alpha <= 0) return g > 0 ? g : 0.0;
+    if (alpha >= C) return g < 0 ? g : 0.0;
+    return g;
+}
+
+int strux_m3l_pair_ok(double K_pp, double K_jj, double K_pj)
+{
+    return K_pp * K_jj - K_pj * K_pj > STRUX_M3L_DET_TOL * K_pp * K_jj;
+}
+
+double strux_m3l_hmax(double g_p, double g_j, double s_pj, double K_pp, double K_jj, double K_pj,
+                      double R_ll)
+{
+    return (g_p * g_p * K_jj + g_j * g_j * K_pp - 2.0 * g_p * g_j * s_pj * K_pj) /
+           (8.0 * R_ll * (K_pp * K_jj - K_pj * K_pj));
 }
 
 double strux_m3l_snap(double alpha, double C)

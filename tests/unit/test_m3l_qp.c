@@ -287,6 +287,60 @@ static void test_solve2d_degenerate(void **state)
     }
 }
 
+static void test_projected_gradient(void **state)
+{
+    (void)state;
+    const double C = 2;
+    assert_true(strux_m3l_pg(1, 0.5, C) == 0.5); /* inside: g */
+    assert_true(strux_m3l_pg(1, -0.5, C) == -0.5);
+    assert_true(strux_m3l_pg(0, 0.5, C) == 0.5); /* at 0: can only increase */
+    assert_true(strux_m3l_pg(0, -0.5, C) == 0);
+    assert_true(strux_m3l_pg(C, 0.5, C) == 0); /* at C: can only decrease */
+    assert_true(strux_m3l_pg(C, -0.5, C) == -0.5);
+}
+
+/* S_p guard (A3) and h^max (§2.4): h^max is the objective at the unconstrained maximiser, and
+ * Solve2DQP reaches it when the box is wide enough; a pair the guard accepts never takes the
+ * degenerate fallback. */
+static void test_selection(void **state)
+{
+    (void)state;
+    assert_false(strux_m3l_pair_ok(2, 2, 2));  /* parallel */
+    assert_false(strux_m3l_pair_ok(2, 2, -2)); /* anti-parallel: singular for a linear kernel */
+    assert_false(strux_m3l_pair_ok(1, 4, 2 * (1 - 1e-14)));
+    assert_false(strux_m3l_pair_ok(0, 4, 0)); /* a zero row */
+    assert_true(strux_m3l_pair_ok(1, 4, 0));
+    assert_true(strux_m3l_pair_ok(1, 4, 1.999));
+
+    strux_rng rng;
+    strux_rng_init(&rng, 5, 0, 0);
+    for (int t = 0; t < 5000; t++) {
+        double xp[3], xj[3], kpp = 0, kjj = 0, kpj = 0;
+        for (int k = 0; k < 3; k++) {
+            xp[k] = strux_rng_normal(&rng);
+            xj[k] = strux_rng_normal(&rng);
+            kpp += xp[k] * xp[k];
+            kjj += xj[k] * xj[k];
+            kpj += xp[k] * xj[k];
+        }
+        if (t % 10 == 0) kpj = sqrt(kpp * kjj) * (1 - 1e-15); /* nearly parallel */
+        double rll = 0.1 + strux_rng_uniform(&rng), s = strux_rng_uniform(&rng) < 0.5 ? -1 : 1;
+        double g[2] = {strux_rng_normal(&rng), strux_rng_normal(&rng)};
+        const double Q[3] = {4 * rll * kpp, 4 * rll * s * kpj, 4 * rll * kjj};
+        const double m[2] = {-1e9, -1e9}, M[2] = {1e9, 1e9};
+        double x[2];
+        int degenerate = strux_m3l_solve2d(Q[0], Q[1], Q[2], g, m, M, x);
+        if (!strux_m3l_pair_ok(kpp, kjj, kpj)) {
+            assert_true(t % 10 == 0);
+            continue;
+        }
+        assert_false(degenerate);
+        double h = strux_m3l_hmax(g[0], g[1], s, kpp, kjj, kpj, rll);
+        assert_true(h >= 0);
+        assert_close(f2(Q, g, x), h, 1e-9);
+    }
+}
+
 static void test_snap(void **state)
 {
     (void)state;
@@ -319,6 +373,8 @@ int main(void)
         cmocka_unit_test(test_solve2d_faces),
         cmocka_unit_test(test_solve2d_by_hand),
         cmocka_unit_test(test_solve2d_degenerate),
+        cmocka_unit_test(test_projected_gradient),
+        cmocka_unit_test(test_selection),
         cmocka_unit_test(test_snap),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
