@@ -237,6 +237,40 @@ static void test_empirical(void **state)
     strux_dataset_destroy(&d1);
 }
 
+/* Every estimator on random label sets is a legal prior (each is a Gram matrix, and a unit row
+ * and column keeps it PSD) with a unit diagonal, entries in [−1, 1] and P with PᵀP = R. */
+static void test_empirical_random(void **state)
+{
+    (void)state;
+    enum { L = 8, N = 40 };
+    strux_rng rng;
+    strux_rng_init(&rng, 13, 0, 0);
+    int32_t rows[N][8];
+    for (int t = 0; t < 50; t++) {
+        for (int r = 0; r < N; r++) {
+            int m = 0;
+            for (int k = 0; k < 7; k++) /* label k with probability (k + 1)/8; label 7 never */
+                if (strux_rng_uniform(&rng) < (k + 1) / 8.0 || (t % 5 == 0 && k == 6))
+                    rows[r][m++] = k;
+            rows[r][m] = -1;
+        }
+        strux_dataset *ds = label_dataset("random", (const int32_t(*)[8])rows, N, 0, L);
+        double counts[1 + L * L] = {0}, R[L * L];
+        assert_strux_ok(strux_m3l_prior_counts_add(ds, L, counts));
+        strux_dataset_destroy(&ds);
+        for (int e = 0; e < 3; e++) {
+            strux_m3l_prior_empirical(counts, L, (strux_m3l_empirical)e, R);
+            for (int k = 0; k < L; k++) {
+                assert_close(R[k * L + k], 1.0, 1e-15);
+                for (int l = 0; l < L; l++)
+                    assert_true(fabs(R[k * L + l]) <= 1 + 1e-15);
+            }
+            assert_strux_ok(strux_m3l_prior_check(R, L, "random"));
+            assert_factor(R, L, 1e-12);
+        }
+    }
+}
+
 static void test_read_file(void **state)
 {
     (void)state;
@@ -505,15 +539,11 @@ static void test_alloc_failures(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_sym_eig),
-        cmocka_unit_test(test_identity),
-        cmocka_unit_test(test_empirical),
-        cmocka_unit_test(test_read_file),
-        cmocka_unit_test(test_zero_shot),
-        cmocka_unit_test(test_shrink),
-        cmocka_unit_test(test_validation_messages),
-        cmocka_unit_test(test_factor),
-        cmocka_unit_test(test_alloc_failures),
+        cmocka_unit_test(test_sym_eig),   cmocka_unit_test(test_identity),
+        cmocka_unit_test(test_empirical), cmocka_unit_test(test_empirical_random),
+        cmocka_unit_test(test_read_file), cmocka_unit_test(test_zero_shot),
+        cmocka_unit_test(test_shrink),    cmocka_unit_test(test_validation_messages),
+        cmocka_unit_test(test_factor),    cmocka_unit_test(test_alloc_failures),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
