@@ -83,7 +83,7 @@ static void assert_factor(const double *R, int32_t L, double tol)
         assert_true(lo <= R[l * L + l] + 1e-12 && R[l * L + l] <= hi + 1e-12);
 }
 
-/* Random symmetric matrix B·Bᵀ (rank r) scaled so its diagonal is positive. */
+/* Gram matrix B·Bᵀ of a random normal L×r matrix B: PSD of rank min(r, L), positive diagonal. */
 static void random_gram(strux_rng *rng, int32_t L, int32_t r, double *R)
 {
     double B[128];
@@ -97,6 +97,22 @@ static void random_gram(strux_rng *rng, int32_t L, int32_t r, double *R)
                 s += B[k * r + m] * B[l * r + m];
             R[k * L + l] = s;
         }
+}
+
+/* A bad text file and the message it must give (STRUX_ERR_INPUT). */
+typedef struct bad_file {
+    const char *text, *needle;
+} bad_file;
+
+/* Each case written to name and read by a prior reader with n_labels labels. */
+static void assert_bad_files(strux_status (*read)(const char *, int32_t, double *),
+                             const char *name, const bad_file *bad, size_t n, int32_t n_labels)
+{
+    double R[16];
+    assert_true(n_labels <= 4);
+    for (size_t c = 0; c < n; c++)
+        assert_strux_fails(read(write_file(name, bad[c].text), n_labels, R), STRUX_ERR_INPUT,
+                           bad[c].needle);
 }
 
 /* ---- the eigen kernel ---- */
@@ -285,9 +301,7 @@ static void test_read_file(void **state)
     const double want[9] = {1, 0.5, 0, 0.5, 1, -0.25, 0, -0.25, 2};
     assert_memory_equal(R, want, sizeof want);
 
-    struct {
-        const char *text, *needle;
-    } bad[] = {
+    const bad_file bad[] = {
         {"1 0 0\n0 x 0\n0 0 1\n", "r_bad.txt:2: 'x' is not a number"},
         {"1 0 0\n0 1 0\n0 0 1.5.2\n", "r_bad.txt:3: '1.5.2' is not a number"},
         {"1 0 0\n# c\n0 nan 0\n0 0 1\n", "r_bad.txt:3: 'nan' is not a finite number"},
@@ -299,10 +313,7 @@ static void test_read_file(void **state)
         {"1 0 0\n0 1 0\n0 0 1\n0 0 0\n", "is 4 × 3, but the data has 3 labels"},
         {"# nothing\n\n", "r_bad.txt: no rows; R must be 3 × 3"},
     };
-    for (size_t c = 0; c < sizeof bad / sizeof bad[0]; c++) {
-        p = write_file("r_bad.txt", bad[c].text);
-        assert_strux_fails(strux_m3l_prior_read(p, 3, R), STRUX_ERR_INPUT, bad[c].needle);
-    }
+    assert_bad_files(strux_m3l_prior_read, "r_bad.txt", bad, sizeof bad / sizeof bad[0], 3);
     assert_strux_fails(strux_m3l_prior_read("/nonexistent/r.txt", 3, R), STRUX_ERR_IO,
                        "/nonexistent/r.txt: cannot open the prior R");
 
@@ -362,9 +373,7 @@ static void test_zero_shot(void **state)
     assert_true(fabs(lo) < 1e-12);
     assert_close(hi, lambda[L8 - 1], 1e-12);
 
-    struct {
-        const char *text, *needle;
-    } bad[] = {
+    const bad_file bad[] = {
         {"1 0\n0 1\n", "cls_bad.txt:2: class weight 0 must be positive"},
         {"-1 0\n", "cls_bad.txt:1: class weight -1 must be positive"},
         {"1 0\ninf 1\n", "cls_bad.txt:2: class weight inf must be positive and finite"},
@@ -381,10 +390,7 @@ static void test_zero_shot(void **state)
         {"# only a comment\n", "cls_bad.txt: no classes"},
         {"1e308 0\n1e308 1\n", "cls_bad.txt: the class weights sum to inf"},
     };
-    for (size_t c = 0; c < sizeof bad / sizeof bad[0]; c++) {
-        p = write_file("cls_bad.txt", bad[c].text);
-        assert_strux_fails(strux_m3l_prior_zero_shot(p, L, R), STRUX_ERR_INPUT, bad[c].needle);
-    }
+    assert_bad_files(strux_m3l_prior_zero_shot, "cls_bad.txt", bad, sizeof bad / sizeof bad[0], L);
     assert_strux_fails(strux_m3l_prior_zero_shot("/nonexistent/c.txt", L, R), STRUX_ERR_IO,
                        "/nonexistent/c.txt: cannot open the zero-shot classes");
 }
