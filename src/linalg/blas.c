@@ -81,7 +81,7 @@ strux_status strux_sym_eig(int64_t n, double *A, double *eigval)
                      -info);
     STRUX_CHECK_GOTO(st, info == 0, STRUX_ERR_NUMERIC, done,
                      "dsyevd did not converge on a %" PRId64 " × %" PRId64
-                     " matrix (%d off-diagonal elements); NaN or Inf entries?",
+                     " matrix (info = %d); NaN or Inf entries?",
                      n, n, info);
 done:
     strux_free(&work);

@@ -141,6 +141,15 @@ static void test_sym_eig(void **state)
         for (int i = 0; i < n; i++) /* orthonormal rows */
             assert_true(fabs(strux_dot(n, V + i * n, V + j * n) - (i == j)) < 1e-12);
     }
+    /* only the upper triangle (row-major) is read */
+    double U[n * n], mu[n];
+    memcpy(U, A, sizeof A);
+    for (int k = 0; k < n; k++)
+        for (int l = 0; l < k; l++)
+            U[k * n + l] = 999;
+    assert_strux_ok(strux_sym_eig(n, U, mu));
+    for (int j = 0; j < n; j++)
+        assert_true(fabs(mu[j] - lambda[j]) < 1e-12);
     assert_strux_ok(strux_sym_eig(0, V, lambda));
     assert_strux_fails(strux_sym_eig(40000, V, lambda), STRUX_ERR_UNSUPPORTED, "40000 × 40000");
 }
