@@ -35,4 +35,13 @@ void strux_axpy(int64_t n, double a, const double *x, double *y); /* y += a x */
 void strux_scal(int64_t n, double a, double *x);                  /* x *= a */
 double strux_nrm2sq(int64_t n, const double *x);                  /* Σ x_j² */
 
+/* Eigen-decomposition of a dense symmetric n×n matrix A (LAPACK dsyevd): on entry A holds the
+ * matrix (symmetric, so row- and column-major alike; only its upper triangle in row-major terms is
+ * read); on return eigval[0..n) holds the eigenvalues in ascending order and row j of A
+ * (row-major) the unit eigenvector of eigval[j].
+ * Workspace comes from strux_alloc. Errors: STRUX_ERR_UNSUPPORTED when n exceeds LAPACK's int
+ * workspace sizes, STRUX_ERR_NUMERIC when dsyevd does not converge (NaN or Inf entries),
+ * STRUX_ERR_NOMEM. Not Collective. */
+strux_status strux_sym_eig(int64_t n, double *A, double *eigval);
+
 #endif

@@ -1,13 +1,21 @@
 /* linalg/blas.c - the only file that includes <cblas.h> (STYLE.md §9): dense double kernels on
  * model-sized vectors, with int64 lengths split into BLAS-int-sized chunks, and OpenBLAS pinned to
- * one thread because every core already runs an MPI rank. */
+ * one thread because every core already runs an MPI rank. Also the one LAPACK call, the symmetric
+ * eigen-decomposition (dsyevd) that checks and factors label-correlation priors (m3l.md §6 A6). */
 #include "strux/linalg.h"
 
-#include <cblas.h>
+#include <inttypes.h>
 #include <limits.h>
+
+#include <cblas.h>
 
 /* Provided by OpenBLAS; declared here so the build does not depend on openblas_config.h. */
 void openblas_set_num_threads(int num_threads);
+/* LAPACK's Fortran dsyevd, which OpenBLAS carries (there is no LAPACKE header to include). The two
+ * trailing lengths are gfortran's hidden lengths of the character arguments. */
+void dsyevd_(const char *jobz, const char *uplo, const int *n, double *a, const int *lda, double *w,
+             double *work, const int *lwork, int *iwork, const int *liwork, int *info,
+             size_t jobz_len, size_t uplo_len);
 
 #define CHUNK ((int64_t)INT_MAX)
 
@@ -45,4 +53,38 @@ void strux_scal(int64_t n, double a, double *x)
 double strux_nrm2sq(int64_t n, const double *x)
 {
     return strux_dot(n, x, x);
+}
+
+/* dsyevd needs 1 + 6n + 2n² doubles and 3 + 5n ints of workspace; both must fit an int. */
+#define EIG_MAX_N 30000
+
+strux_status strux_sym_eig(int64_t n, double *A, double *eigval)
+{
+    STRUX_CHECK(n >= 0 && n <= EIG_MAX_N, STRUX_ERR_UNSUPPORTED,
+                "eigen-decomposition of a %" PRId64 " × %" PRId64
+                " matrix: LAPACK's int workspace allows n ≤ %d",
+                n, n, EIG_MAX_N);
+    if (n == 0) return STRUX_OK;
+    int ni = (int)n, info = 0, lwork = -1, liwork = -1, iwork_query = 0;
+    double work_query = 0.0;
+    dsyevd_("V", "L", &ni, A, &ni, eigval, &work_query, &lwork, &iwork_query, &liwork, &info, 1, 1);
+    STRUX_CHECK(info == 0, STRUX_ERR_INTERNAL, "dsyevd workspace query: info = %d", info);
+    lwork = (int)work_query;
+    liwork = iwork_query;
+    double *work = NULL;
+    int *iwork = NULL;
+    strux_status st = STRUX_OK;
+    STRUX_TRY_GOTO(st, strux_alloc_array(&work, (size_t)lwork, sizeof *work), done);
+    STRUX_TRY_GOTO(st, strux_alloc_array(&iwork, (size_t)liwork, sizeof *iwork), done);
+    dsyevd_("V", "L", &ni, A, &ni, eigval, work, &lwork, iwork, &liwork, &info, 1, 1);
+    STRUX_CHECK_GOTO(st, info >= 0, STRUX_ERR_INTERNAL, done, "dsyevd: argument %d is illegal",
+                     -info);
+    STRUX_CHECK_GOTO(st, info == 0, STRUX_ERR_NUMERIC, done,
+                     "dsyevd did not converge on a %" PRId64 " × %" PRId64
+                     " matrix (info = %d); NaN or Inf entries?",
+                     n, n, info);
+done:
+    strux_free(&work);
+    strux_free(&iwork);
+    return st;
 }
