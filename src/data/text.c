@@ -28,7 +28,7 @@ struct strux_text_reader {
     int64_t chunk_start; /* offset of chunk[0] in the decompressed text */
     int at_eof;          /* gzread returned 0 with no error: the stream ended cleanly */
     char *line;          /* current line, NUL-terminated, line end stripped */
-    size_t line_cap;     /* bytes allocated for line, ≤ max_line + 1 */
+    size_t line_cap;     /* bytes allocated for line, ≤ max_line + 2 */
     size_t max_line;     /* longest line accepted, line end excluded */
     int64_t line_no;     /* 1-based number of the current line; 0 before the first */
     int64_t offset;      /* offset of the current line in the decompressed text */
@@ -103,14 +103,21 @@ static strux_status fill(strux_text_reader *r)
     return STRUX_OK;
 }
 
-/* Room for need bytes in the line buffer: doubling, at most max_line + 1. */
+static strux_status too_long(const strux_text_reader *r)
+{
+    return strux_error_set(STRUX_ERR_INPUT, __FILE__, __LINE__, __func__,
+                           "%s:%lld: line longer than %zu bytes, the limit of one line", r->path,
+                           (long long)r->line_no + 1, r->max_line);
+}
+
+/* Room for need bytes in the line buffer: doubling, at most max_line + 2 (a CR and the NUL). */
 static strux_status line_reserve(strux_text_reader *r, size_t need)
 {
     if (need <= r->line_cap) return STRUX_OK;
     size_t cap = r->line_cap;
     while (cap < need)
         cap *= 2;
-    if (cap > r->max_line + 1) cap = r->max_line + 1;
+    if (cap > r->max_line + 2) cap = r->max_line + 2;
     STRUX_TRY(strux_realloc_array(&r->line, cap, 1));
     r->line_cap = cap;
     return STRUX_OK;
@@ -137,9 +144,7 @@ strux_status strux_text_reader_next_line(strux_text_reader *r, char **line, size
         const char *nul = memchr(s, '\0', take);
         STRUX_CHECK(!nul, STRUX_ERR_INPUT, "%s:%lld: NUL byte at column %zu", r->path, ln,
                     n + (size_t)(nul - s) + 1);
-        STRUX_CHECK(take <= r->max_line - n, STRUX_ERR_INPUT,
-                    "%s:%lld: line longer than %zu bytes, the limit of one line", r->path, ln,
-                    r->max_line);
+        if (take > r->max_line + 1 - n) return too_long(r); /* + 1: room for a CR */
         STRUX_TRY(line_reserve(r, n + take + 1));
         memcpy(r->line + n, s, take);
         n += take;
@@ -149,6 +154,7 @@ strux_status strux_text_reader_next_line(strux_text_reader *r, char **line, size
     if (n == 0 && !newline) return STRUX_OK; /* end of file */
     while (n > 0 && r->line[n - 1] == '\r')
         n--;
+    if (n > r->max_line) return too_long(r);
     r->line[n] = '\0';
     r->line_no++;
     r->offset = start;
