@@ -70,8 +70,10 @@ void strux_text_reader_close(strux_text_reader **r);
  * features 1-based ascending; an optional first line `N D L` (XMC header). Every rank parses the
  * whole file to validate it and balance the partition, and keeps only its own rows.
  * Errors (STRUX_ERR_INPUT, naming file and line): unreadable path, empty file, malformed token,
- * feature index ≤ 0, non-ascending or duplicate indices, NaN/Inf value, duplicate label, label ≥
- * n_labels, header disagreeing with the data, fewer examples than ranks. Not Collective. */
+ * feature index ≤ 0 or above opt->max_features, non-ascending or duplicate indices, NaN/Inf or
+ * |value| > 1e30, duplicate label, label ≥ n_labels, header disagreeing with the data, fewer
+ * examples than ranks, and the text reader's errors (NUL byte, over-long line, truncated gzip;
+ * STRUX_ERR_IO for a directory or non-regular file). Not Collective. */
 strux_status strux_dataset_read_libsvm(const char *path, const strux_read_options *opt,
                                        strux_dataset **out);
 /* Read an SVM-hmm sequence file (plain or gzip): `tag qid:n idx:val ... [# comment]`, one token
@@ -80,9 +82,10 @@ strux_status strux_dataset_read_libsvm(const char *path, const strux_read_option
  * one row (one tag) per token, ex_ptr groups the rows, and ranks share whole sequences balanced by
  * non-zeros. dim, bias and drop_above_dim as for strux_dataset_read_libsvm; opt->n_labels > 0
  * caps the tags. Errors (STRUX_ERR_INPUT, naming file and line): unreadable path, empty file,
- * malformed tag/qid/feature, tag < 1 or above n_labels, feature index ≤ 0, non-ascending or
- * duplicate indices, NaN/Inf, a qid that is not contiguous or descends, fewer sequences than
- * ranks. Not Collective. */
+ * malformed tag/qid/feature, tag < 1 or above n_labels, feature index ≤ 0 or above
+ * opt->max_features, non-ascending or duplicate indices, NaN/Inf or |value| > 1e30, a qid that is
+ * not contiguous or descends, fewer sequences than ranks, and the text reader's errors (as for
+ * strux_dataset_read_libsvm). Not Collective. */
 strux_status strux_dataset_read_svmhmm(const char *path, const strux_read_options *opt,
                                        strux_dataset **out);
 /* Nonzero if the first data line of path (comment lines skipped) reads `tag qid:...`. */
