@@ -30,14 +30,50 @@ typedef struct strux_read_options {
     int drop_above_dim; /* nonzero: features above dim are dropped and counted (test data);
                            zero: they are an input error */
     double bias;        /* > 0: append a constant feature of this value as column dim */
+    int32_t max_features; /* > 0: a feature index above it is an input error (dropped or not),
+                             checked before anything is sized by it; 0: the XMC header's D if
+                             there is one, else 2^31 - 3 (the largest index of any file) */
 } strux_read_options;
+
+/* ---- one text line reader (data/text.c) under every text format: LIBSVM/XMC, SVM-hmm, and
+ * `parent child` edge lists. Plain or gzip (told apart by the gzip magic, not the name); one line
+ * at a time with its 1-based number, the line end (LF or CRLF) stripped, a last line without a
+ * newline included. Errors (naming the file, and the line where there is one): a path that is a
+ * directory or not a regular file (STRUX_ERR_IO, checked with stat before opening, so a FIFO never
+ * blocks), a path that cannot be opened (STRUX_ERR_INPUT "cannot open for reading"), a NUL byte in
+ * a line, a line longer than STRUX_TEXT_MAX_LINE, a truncated or corrupt gzip stream (naming the
+ * compressed byte zlib stopped at), all STRUX_ERR_INPUT; a failed read(2) is STRUX_ERR_IO.
+ * Not Collective. ---- */
+typedef struct strux_text_reader strux_text_reader;
+
+/* Longest line accepted, newline excluded: the line buffer grows geometrically up to it. */
+#define STRUX_TEXT_MAX_LINE ((size_t)256 << 20)
+
+/* Open path for reading; the caller closes *out. path is copied. */
+strux_status strux_text_reader_open(const char *path, strux_text_reader **out);
+/* Next line: *line points into the reader's buffer (NUL-terminated, writable, valid until the
+ * next call, rewind or close), *len is its length without the line end. At end of file *line =
+ * NULL and *len = 0 (still STRUX_OK). len may be NULL. */
+strux_status strux_text_reader_next_line(strux_text_reader *r, char **line, size_t *len);
+/* Back to the first line (line number 0 until the next line is read). */
+strux_status strux_text_reader_rewind(strux_text_reader *r);
+/* 1-based number of the line last returned (0 before the first). */
+int64_t strux_text_reader_line_no(const strux_text_reader *r);
+/* Byte offset of the line last returned in the (decompressed) text. */
+int64_t strux_text_reader_offset(const strux_text_reader *r);
+/* The path given to open (owned by the reader). */
+const char *strux_text_reader_path(const strux_text_reader *r);
+/* Close the file and free the reader; NULL allowed; sets *r = NULL. */
+void strux_text_reader_close(strux_text_reader **r);
 
 /* Read a LIBSVM/XMC multi-label text file (plain or gzip): `l1,l2 idx:val ...`, labels 0-based,
  * features 1-based ascending; an optional first line `N D L` (XMC header). Every rank parses the
  * whole file to validate it and balance the partition, and keeps only its own rows.
  * Errors (STRUX_ERR_INPUT, naming file and line): unreadable path, empty file, malformed token,
- * feature index ≤ 0, non-ascending or duplicate indices, NaN/Inf value, duplicate label, label ≥
- * n_labels, header disagreeing with the data, fewer examples than ranks. Not Collective. */
+ * feature index ≤ 0 or above opt->max_features, non-ascending or duplicate indices, NaN/Inf or
+ * |value| > 1e30, duplicate label, label ≥ n_labels, header disagreeing with the data, fewer
+ * examples than ranks, and the text reader's errors (NUL byte, over-long line, truncated gzip;
+ * STRUX_ERR_IO for a directory or non-regular file). Not Collective. */
 strux_status strux_dataset_read_libsvm(const char *path, const strux_read_options *opt,
                                        strux_dataset **out);
 /* Read an SVM-hmm sequence file (plain or gzip): `tag qid:n idx:val ... [# comment]`, one token
@@ -46,9 +82,10 @@ strux_status strux_dataset_read_libsvm(const char *path, const strux_read_option
  * one row (one tag) per token, ex_ptr groups the rows, and ranks share whole sequences balanced by
  * non-zeros. dim, bias and drop_above_dim as for strux_dataset_read_libsvm; opt->n_labels > 0
  * caps the tags. Errors (STRUX_ERR_INPUT, naming file and line): unreadable path, empty file,
- * malformed tag/qid/feature, tag < 1 or above n_labels, feature index ≤ 0, non-ascending or
- * duplicate indices, NaN/Inf, a qid that is not contiguous or descends, fewer sequences than
- * ranks. Not Collective. */
+ * malformed tag/qid/feature, tag < 1 or above n_labels, feature index ≤ 0 or above
+ * opt->max_features, non-ascending or duplicate indices, NaN/Inf or |value| > 1e30, a qid that is
+ * not contiguous or descends, fewer sequences than ranks, and the text reader's errors (as for
+ * strux_dataset_read_libsvm). Not Collective. */
 strux_status strux_dataset_read_svmhmm(const char *path, const strux_read_options *opt,
                                        strux_dataset **out);
 /* Nonzero if the first data line of path (comment lines skipped) reads `tag qid:...`. */

@@ -38,6 +38,11 @@ static const strux_opt_spec data_specs[] = {
      "feature count (file indices 1..dim); 0: from the XMC header or the largest index"},
     {"data.n_labels", STRUX_OPT_INT, offsetof(strux_data_options, n_labels), "0", 0, 2147483645,
      NULL, NULL, "label count (ids 0..n_labels-1); 0: from the XMC header or the largest id"},
+    {"data.max_features", STRUX_OPT_INT, offsetof(strux_data_options, max_features), "0", 0,
+     2147483645, NULL, NULL,
+     "largest feature index a data file may hold (file numbering): a larger one is an input "
+     "error naming file and line, raised before anything is sized by it; 0: the XMC header's D, "
+     "else 2147483645"},
     {"data.bias", STRUX_OPT_DOUBLE, offsetof(strux_data_options, bias), "1", 0, 1e6, NULL, NULL,
      "value of a constant feature appended to every example (0: no bias feature)"},
     {"data.scale", STRUX_OPT_CHOICE, offsetof(strux_data_options, scale), "none", 0, 0,

@@ -28,6 +28,17 @@ case_ bad_label.svm "bad_label.svm:2: malformed label list 'a,b'"
 case_ bad_label_range.svm "bad_label_range.svm:3: label 5 is out of range: the label count is 2"
 case_ bad_header_count.svm "bad_header_count.svm:1: header announces 3 examples"
 case_ no-such-file.svm "no-such-file.svm: cannot open for reading"
+case_ bad_nul.svm "bad_nul.svm:2: NUL byte at column 6"
+case_ bad_absurd.svm "bad_absurd.svm:2: feature 2 has an absurd value '5e30'"
+
+# a gzip file cut short is an error naming the compressed byte, not a shorter data set
+head -c 40 "$F/good.svm.gz" >"$WORK/cut.svm.gz"
+expect_fail 3 "cut.svm.gz: truncated or corrupt gzip stream: zlib stopped at compressed byte 40 of 40" \
+    "a truncated .gz is an input error" -- \
+    timeout 60 $MPIRUN -np 2 "$STRUX" train "$WORK/base.ini" --set "data.train=$WORK/cut.svm.gz"
+# a directory is a file error (exit 4)
+expect_fail 4 "$WORK: is a directory" "a directory as data is a file error" -- \
+    timeout 60 $MPIRUN -np 2 "$STRUX" train "$WORK/base.ini" --set "data.train=$WORK"
 case_ good.svm "good.svm:1: label 2 is out of range: the label count is 2" --set data.n_labels=2
 
 # more ranks than examples: an error, not a hang

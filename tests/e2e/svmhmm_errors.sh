@@ -31,11 +31,19 @@ case_ 1 hmm_bad_tag_zero.svmhmm "hmm_bad_tag_zero.svmhmm:2: tag 0 is out of rang
 case_ 1 hmm_bad_no_qid.svmhmm "hmm_bad_no_qid.svmhmm:2: expected qid:n after the tag, got .1:1."
 case_ 1 hmm_bad_tag.svmhmm "hmm_bad_tag.svmhmm:2: malformed tag 'B'"
 case_ 1 hmm_bad_empty_line.svmhmm "hmm_bad_empty_line.svmhmm:2: empty line"
+case_ 2 hmm_bad_nul.svmhmm "hmm_bad_nul.svmhmm:3: NUL byte at column 12"
+case_ 1 hmm_bad_absurd.svmhmm "hmm_bad_absurd.svmhmm:2: feature 3 has an absurd value '-7e35'"
 case_ 1 hmm_good.svmhmm "hmm_good.svmhmm:4: tag 3 is out of range: the tag count is 2" --set data.n_labels=2
 case_ 1 hmm_good.svmhmm "hmm_good.svmhmm:4: feature index 7 exceeds the dimension 4" --set data.dim=4
 case_ 2 good.svm "good.svm: one row per example; the chain task needs sequences"
 case_ 1 hmm_good.svmhmm "hmm_good.svmhmm: holds sequences; the multilabel task needs one row" \
     --set task.type=multilabel
+
+# a sequence file cut short is an error, not fewer sequences
+head -c 60 "$F/hmm_good.svmhmm.gz" >"$WORK/cut.svmhmm.gz"
+rm -f "$WORK/model.h5"
+expect_fail 3 "cut.svmhmm.gz: truncated or corrupt gzip stream" "a truncated .gz is an input error" \
+    -- timeout 60 "$STRUX" train "$WORK/base.ini" --set "data.train=$WORK/cut.svmhmm.gz"
 
 rm -f "$WORK/model.h5"
 expect_fail 3 "2 sequences cannot be shared by 4 ranks" "4 ranks on 2 sequences: clear error" -- \

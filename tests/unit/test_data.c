@@ -43,7 +43,8 @@ static void test_read_plain_gzip_header(void **state)
     for (int f = 0; f < 3; f++) {
         strux_dataset *ds = NULL;
         assert_strux_ok(strux_dataset_read_libsvm(fixture(files[f]), &o, &ds));
-        if (f < 2) check_good(ds);
+        if (f < 2)
+            check_good(ds);
         else {
             assert_int_equal(ds->n_labels, 4); /* from the header, not the data */
             assert_int_equal(ds->dim, 7);
@@ -93,23 +94,31 @@ static const bad_case bad_cases[] = {
     {"bad_duplicate.svm", "bad_duplicate.svm:1: duplicate feature index 2", 1, 0},
     {"bad_nan.svm", "bad_nan.svm:2: feature 2 has a non-finite value 'nan'", 1, 0},
     {"bad_inf.svm", "bad_inf.svm:2: feature 2 has a non-finite value '-inf'", 1, 0},
-    {"bad_float_overflow.svm", "bad_float_overflow.svm:2: feature 3 has a non-finite value", 1,
-     0},
+    {"bad_float_overflow.svm", "bad_float_overflow.svm:2: feature 3 has a non-finite value", 1, 0},
     {"empty.svm", "empty.svm: no examples (the file is empty)", 1, 0},
     {"bad_label.svm", "bad_label.svm:2: malformed label list 'a,b'", 1, 0},
     {"bad_label_duplicate.svm", "bad_label_duplicate.svm:1: label 1 appears twice", 1, 0},
     {"bad_label_comma.svm", "bad_label_comma.svm:2: label list '1,' ends with ','", 1, 0},
-    {"bad_header_count.svm", "bad_header_count.svm:1: header announces 3 examples but the file "
-                             "has 2", 1, 0},
-    {"bad_header_dim.svm", "bad_header_dim.svm:3: feature index 5 exceeds the dimension 3 given "
-                           "by the header", 1, 0},
-    {"bad_label_range.svm", "bad_label_range.svm:3: label 5 is out of range: the label count is "
-                            "2", 1, 0},
+    {"bad_header_count.svm",
+     "bad_header_count.svm:1: header announces 3 examples but the file "
+     "has 2",
+     1, 0},
+    {"bad_header_dim.svm",
+     "bad_header_dim.svm:3: feature index 5 exceeds the dimension 3 given "
+     "by the header",
+     1, 0},
+    {"bad_label_range.svm",
+     "bad_label_range.svm:3: label 5 is out of range: the label count is "
+     "2",
+     1, 0},
     {"two_rows.svm", "two_rows.svm:2: label 1 is out of range: the label count is 1", 1, 1},
     {"bad_empty_line.svm", "bad_empty_line.svm:2: empty line", 1, 0},
     {"bad_missing_colon.svm", "bad_missing_colon.svm:1: malformed feature '1'", 1, 0},
     {"two_rows.svm", "two_rows.svm: 2 examples cannot be shared by 4 ranks", 4, 0},
     {"does-not-exist.svm", "does-not-exist.svm: cannot open for reading", 1, 0},
+    {"bad_nul.svm", "bad_nul.svm:2: NUL byte at column 6", 1, 0},
+    {"bad_absurd.svm", "bad_absurd.svm:2: feature 2 has an absurd value '5e30' (|value| > 1e+30)",
+     1, 0},
 };
 
 static void test_bad_inputs(void **state)
@@ -138,8 +147,8 @@ static void test_shards_cover_and_balance(void **state)
         for (int r = 0; r < R; r++) {
             strux_read_options o = {.rank = r, .n_ranks = R};
             strux_dataset *ds = NULL;
-            assert_strux_ok(strux_dataset_read_libsvm(shared_data("yeast/yeast_train.svm.gz"), &o,
-                                                      &ds));
+            assert_strux_ok(
+                strux_dataset_read_libsvm(shared_data("yeast/yeast_train.svm.gz"), &o, &ds));
             assert_int_equal(ds->first, next);
             assert_true(ds->n_local > 0);
             next += ds->n_local;

@@ -24,7 +24,8 @@ static void check_good(const strux_dataset *ds)
     assert_int_equal(ds->x.n_rows, 6);
     assert_non_null(ds->ex_ptr);
     const int64_t ex[4] = {0, 3, 5, 6};
-    for (int i = 0; i < 4; i++) assert_int_equal(ds->ex_ptr[i], ex[i]);
+    for (int i = 0; i < 4; i++)
+        assert_int_equal(ds->ex_ptr[i], ex[i]);
     assert_int_equal(ds->dim, 7);
     assert_int_equal(ds->n_labels, 3);
     const int32_t tags[6] = {1, 0, 2, 0, 1, 0};
@@ -81,7 +82,8 @@ static void test_bias_dim_and_tag_count(void **state)
     strux_dataset_destroy(&ds);
     o.drop_above_dim = 0;
     assert_strux_fails(strux_dataset_read_svmhmm(fixture("hmm_good.svmhmm"), &o, &ds),
-                       STRUX_ERR_INPUT, "hmm_good.svmhmm:4: feature index 7 exceeds the dimension 4");
+                       STRUX_ERR_INPUT,
+                       "hmm_good.svmhmm:4: feature index 7 exceeds the dimension 4");
     o = one_rank();
     o.n_labels = 2;
     assert_strux_fails(strux_dataset_read_svmhmm(fixture("hmm_good.svmhmm"), &o, &ds),
@@ -146,6 +148,8 @@ static void test_bad_inputs(void **state)
         {"hmm_bad_tag.svmhmm", "hmm_bad_tag.svmhmm:2: malformed tag 'B'"},
         {"hmm_bad_empty_line.svmhmm", "hmm_bad_empty_line.svmhmm:2: empty line"},
         {"no-such-file.svmhmm", "no-such-file.svmhmm: cannot open for reading"},
+        {"hmm_bad_nul.svmhmm", "hmm_bad_nul.svmhmm:3: NUL byte at column 12"},
+        {"hmm_bad_absurd.svmhmm", "hmm_bad_absurd.svmhmm:2: feature 3 has an absurd value '-7e35'"},
     };
     strux_read_options o = one_rank();
     size_t bytes = strux_alloc_bytes();

@@ -1,0 +1,40 @@
+/* data/data_impl.h - private to src/data and its white-box tests: the parts the text readers
+ * share beyond the public line reader (text.c): the `idx:val ...` feature list of LIBSVM and
+ * SVM-hmm lines with its checks (features.c), and a test hook for the line limit. */
+#ifndef STRUX_DATA_IMPL_H
+#define STRUX_DATA_IMPL_H
+
+#include "strux/data.h"
+
+/* Largest |value| a feature may have: beyond it a value is a unit or format mistake, not data
+ * (float holds up to 3.4e38, and squares of such values overflow every norm). */
+#define STRUX_DATA_MAX_ABS_VALUE 1e30
+/* Largest feature index of any file: dim + bias must fit int32_t (data.dim's range too). */
+#define STRUX_DATA_MAX_INDEX (INT32_MAX - 2)
+
+/* What a feature list may hold. */
+typedef struct strux_feature_rules {
+    int32_t dim;            /* > 0: indices above it are dropped or an error; 0: not known yet */
+    int drop_above_dim;     /* nonzero: such indices are dropped and counted; zero: an error */
+    const char *dim_origin; /* ends the message: " given by the header", " set in the config" */
+    int32_t max_index;      /* indices above it are an error, dropped or not (≤ MAX_INDEX) */
+    const char *max_origin; /* ends that message: where max_index comes from */
+} strux_feature_rules;
+
+/* Parse the features `idx:val ...` from s to the end of the line (1-based ascending indices).
+ * With col != NULL the kept features are written to *col (0-based) and *val, both advanced.
+ * *nnz = features kept; *n_dropped grows by those dropped; *max_feature rises to the largest
+ * kept index. Errors (STRUX_ERR_INPUT, "file:line: ..."): malformed pair, index ≤ 0 or above
+ * max_index, duplicate or descending index, NaN/Inf or |value| > STRUX_DATA_MAX_ABS_VALUE, an
+ * index above dim without drop_above_dim. */
+strux_status strux_features_parse(const strux_text_reader *r, char *s,
+                                  const strux_feature_rules *fr, int32_t **col, float **val,
+                                  int64_t *nnz, int64_t *n_dropped, int32_t *max_feature);
+
+/* Excerpt of the token at s for messages: up to n - 1 bytes, "..." when cut. Returns out. */
+const char *strux_data_token_text(const char *s, char *out, size_t n);
+
+/* Tests: lower the line limit of r (STRUX_TEXT_MAX_LINE otherwise). */
+void strux_text_reader_set_max_line(strux_text_reader *r, size_t max_line);
+
+#endif
