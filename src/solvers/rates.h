@@ -101,4 +101,45 @@ double strux_rates_row_value(const strux_rates_row *row, const double *s_p);
  * make every weight defined). */
 double strux_rates_linear_value(const strux_rates_linear *f, const int64_t *n, const double *s_p);
 
+/* ---- the infeasibility check (rates_feasible.c) ---- */
+
+/* At most this many subsets span the cell partition: its counts are 2^n_sets int64s (8 MB), small
+ * enough to allreduce densely. */
+#define STRUX_RATES_MAX_CELL_SETS 20
+
+/* The partition of the training rows by membership in n_sets subsets: row pattern p has bit b set
+ * when the row belongs to subset sets[b]; count[p] rows have pattern p (2^n_sets entries, summed
+ * over ranks by the caller). Every pointer is borrowed. */
+typedef struct strux_rates_cells {
+    int32_t n_sets;       /* ≤ STRUX_RATES_MAX_CELL_SETS */
+    const int32_t *sets;  /* n_sets subset indices */
+    const int64_t *count; /* 2^n_sets global row counts */
+} strux_rates_cells;
+
+/* The subsets whose rates m expressions use (every term's set and the ratio helpers' D+ and D-),
+ * ascending, into sets (room for strux_subset_count entries) and *n_sets. STRUX_ERR_CONFIG when
+ * there are more than STRUX_RATES_MAX_CELL_SETS. */
+strux_status strux_rates_cell_sets(const strux_rates_expr *const *e, int32_t m,
+                                   const strux_subset_defs *d, int32_t *sets, int32_t *n_sets);
+/* count[p] += number of the n_rows local rows whose pattern over member[0..n_sets) is p (member[b]
+ * is the membership byte vector of subset sets[b]); count has 2^n_sets entries. */
+void strux_rates_cell_count(int32_t n_sets, const uint8_t *const *member, int64_t n_rows,
+                            int64_t *count);
+
+/* Can the m constraints hold together on the training data for a randomised classifier that
+ * predicts each example on its own? An LP over the cells (one variable per non-empty cell: the
+ * share of it predicted positive, in [0, 1]; s_p(D) = Σ_{cells ⊆ D} count·x / n(D)) adds the
+ * canonical rows in config order; the first constraint whose left side cannot reach γ with
+ * those before it is reported in *failed (-1 when all can hold), with the best value in *best of
+ * its left side as written (or of the side holding the rates, or LHS − RHS when both do; for a
+ * ratio helper the best ratio, §1.5 multiplied-through reading) while the earlier ones hold.
+ * n as for strux_rates_canonical; cells must cover strux_rates_cell_sets. Returns STRUX_OK, or
+ * STRUX_ERR_CONFIG with e.g. `constraint cov_female (coverage(female) >= 0.9) cannot hold
+ * together with cov_all on the training data: coverage(female) reaches at most 0.630`; errors of
+ * strux_rates_canonical; STRUX_ERR_LP. Not Collective (run it on every rank or on rank 0 and
+ * broadcast). */
+strux_status strux_rates_feasible(const strux_rates_expr *const *e, int32_t m,
+                                  const strux_subset_defs *d, const int64_t *n,
+                                  const strux_rates_cells *cells, int32_t *failed, double *best);
+
 #endif
