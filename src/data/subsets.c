@@ -624,7 +624,7 @@ static strux_status check_def(const strux_subset_defs *d, int32_t k, uint8_t *st
 strux_status strux_subset_check(const strux_subset_defs *d)
 {
     uint8_t *state;
-    int32_t *path;
+    int32_t *path = NULL;
     STRUX_TRY(strux_alloc(&state, (size_t)d->n));
     strux_status st = strux_alloc_array(&path, (size_t)d->n + 1, sizeof *path);
     for (int32_t k = 0; k < d->n && st == STRUX_OK; k++)
@@ -911,8 +911,11 @@ static strux_status eval_node(const strux_subset_defs *d, const struct def *f, i
                     " is above the data's dimension %" PRId32 " (%s)",
                     f->origin, f->what, f->text, nd->col, nd->feature,
                     ds->bias_col >= 0 ? ds->dim - 1 : ds->dim, ds->path ? ds->path : "data");
+        /* features are stored as float: compare with V as the reader would have stored it, so
+         * that `feature 2 == 0.1` matches a file's 0.1 */
+        double v = (double)(float)nd->value;
         for (int64_t r = 0; r < n; r++)
-            out[r] = (uint8_t)compare(nd->cmp, feature_value(&ds->x, r, j), nd->value);
+            out[r] = (uint8_t)compare(nd->cmp, feature_value(&ds->x, r, j), v);
         return STRUX_OK;
     }
     case OP_ROWS: {

@@ -432,13 +432,76 @@ static void test_cells(void **state)
     world_free(&w);
 }
 
+/* Every allocation of parse, canonical, print and the check fails in turn: NOMEM comes back and
+ * nothing leaks (STYLE.md §10). */
+static strux_status alloc_scenario(void)
+{
+    strux_subset_defs *d = NULL;
+    strux_rates_expr *e[3] = {NULL, NULL, NULL};
+    strux_rates_row row = {0};
+    char *text = NULL;
+    strux_status st;
+    STRUX_TRY_GOTO(st, strux_subset_defs_create(&d), done);
+    STRUX_TRY_GOTO(st, strux_subset_define(d, "female", "feature 1 > 0", "t:1"), done);
+    STRUX_TRY_GOTO(st, strux_subset_define(d, "male", "feature 2 > 0", "t:2"), done);
+    STRUX_TRY_GOTO(
+        st,
+        strux_rates_parse(d, "a", "error_rate(female) - 0.5 * tpr(male) <= 0.3", "t:3", 0, &e[0]),
+        done);
+    STRUX_TRY_GOTO(st, strux_rates_parse(d, "b", "churn(all, female) <= 0.9", "t:4", 0, &e[1]),
+                   done);
+    STRUX_TRY_GOTO(st, strux_rates_parse(d, "c", "precision(male) >= 0.99", "t:5", 0, &e[2]), done);
+    /* sizes: one row per (sex, label) group, as in the hand-made cases */
+    int64_t n[64] = {0};
+    n[STRUX_SUBSET_ALL] = n[STRUX_SUBSET_LABELED] = 4;
+    for (int32_t k = STRUX_SUBSET_POSITIVE; k < strux_subset_count(d); k++)
+        n[k] = 2;
+    for (int32_t k = 0; k < strux_subset_count(d); k++)
+        if (strchr(strux_subset_name(d, k), '&') || strchr(strux_subset_name(d, k), '-')) n[k] = 1;
+    STRUX_TRY_GOTO(st, strux_rates_canonical(e[0], d, n, &row), done);
+    STRUX_TRY_GOTO(st, strux_rates_print(&row, d, &text), done);
+    int32_t sets[64], n_sets, failed;
+    double best;
+    STRUX_TRY_GOTO(
+        st, strux_rates_cell_sets((const strux_rates_expr *const *)e, 3, d, sets, &n_sets), done);
+    int64_t count[1 << 10] = {0};
+    for (uint32_t p = 0; p < (1u << n_sets); p++)
+        count[p] = 1;
+    strux_rates_cells cells = {.n_sets = n_sets, .sets = sets, .count = count};
+    st = strux_rates_feasible((const strux_rates_expr *const *)e, 3, d, n, &cells, &failed, &best);
+    if (st == STRUX_ERR_CONFIG) st = STRUX_OK; /* the made-up counts may well be infeasible */
+done:
+    strux_free(&text);
+    strux_rates_row_free(&row);
+    for (int j = 0; j < 3; j++)
+        strux_rates_expr_destroy(&e[j]);
+    strux_subset_defs_destroy(&d);
+    return st;
+}
+
+static void test_allocation_failures(void **state)
+{
+    (void)state;
+    size_t before = strux_alloc_bytes();
+    int64_t k;
+    for (k = 0;; k++) {
+        strux_alloc_fail_after(k);
+        strux_status st = alloc_scenario();
+        strux_alloc_fail_after(-1);
+        assert_int_equal(strux_alloc_bytes(), before);
+        if (st == STRUX_OK) break;
+        assert_int_equal(st, STRUX_ERR_NOMEM);
+    }
+    assert_true(k > 30);
+    strux_error_clear();
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_issue_example),
-        cmocka_unit_test(test_other_shapes),
-        cmocka_unit_test(test_random_vs_vertices),
-        cmocka_unit_test(test_cells),
+        cmocka_unit_test(test_issue_example),       cmocka_unit_test(test_other_shapes),
+        cmocka_unit_test(test_random_vs_vertices),  cmocka_unit_test(test_cells),
+        cmocka_unit_test(test_allocation_failures),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

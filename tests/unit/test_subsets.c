@@ -14,7 +14,7 @@
 
 /* 6 rows, 3 features (file numbering 1..3):
  *   r0: 1:1 3:2    +1      r3: 1:-1 2:1   +1
- *   r1: 2:0.5      -1      r4: 3:1         0
+ *   r1: 2:0.1      -1      r4: 3:1         0
  *   r2: (empty)     0      r5: 1:2        -1 */
 static const int8_t labels6[6] = {1, -1, 0, 1, 0, -1};
 
@@ -22,7 +22,7 @@ static strux_dataset *tiny(int64_t n_global, int64_t first)
 {
     static const int64_t ptr[7] = {0, 2, 3, 3, 5, 6, 7};
     static const int32_t col[7] = {0, 2, 1, 0, 1, 2, 0};
-    static const float val[7] = {1, 2, 0.5f, -1, 1, 1, 2};
+    static const float val[7] = {1, 2, 0.1f, -1, 1, 1, 2};
     strux_csr x;
     assert_strux_ok(strux_csr_alloc(&x, 6, 3, 7));
     memcpy(x.ptr, ptr, sizeof ptr);
@@ -265,8 +265,9 @@ static void test_eval_tiny(void **state)
     define_ok(d, "f1ge", "feature 1 >= 1");
     define_ok(d, "f1lt", "feature 1 < 0");
     define_ok(d, "f1le", "feature 1 <= 0");
-    define_ok(d, "f2eq", "feature 2 == 0.5");
+    define_ok(d, "f2eq", "feature 2 == 0.1"); /* float 0.1 in the data */
     define_ok(d, "f3ne", "feature 3 != 0");
+    define_ok(d, "f2gt", "feature 2 > 0.1");
     define_ok(d, "lab_pos", "label +1");
     define_ok(d, "lab_neg", "label -1");
     define_ok(d, "base_pos", "baseline a.h5 positive");
@@ -292,6 +293,7 @@ static void test_eval_tiny(void **state)
     assert_string_equal(members(d, "f1le", &in), "011110");
     assert_string_equal(members(d, "f2eq", &in), "010000");
     assert_string_equal(members(d, "f3ne", &in), "100010");
+    assert_string_equal(members(d, "f2gt", &in), "000100");
     assert_string_equal(members(d, "not_f1", &in), "011110");
     assert_string_equal(members(d, "diff", &in), "010100");
     assert_string_equal(members(d, "uni", &in), "110011");
@@ -436,7 +438,7 @@ static void test_random_expressions(void **state)
     strux_subset_defs *d;
     assert_strux_ok(strux_subset_defs_create(&d));
     define_ok(d, "f1pos", "feature 1 > 0");
-    define_ok(d, "f2eq", "feature 2 == 0.5");
+    define_ok(d, "f2eq", "feature 2 == 0.1"); /* float 0.1 in the data */
     strux_rng rng;
     strux_rng_init(&rng, 15, 1, 0);
     for (int t = 0; t < 500; t++) {
@@ -478,13 +480,58 @@ static void test_sequences_refused(void **state)
     strux_dataset_destroy(&ds);
 }
 
+/* Every allocation of define, check, define_expr and eval fails in turn: NOMEM comes back and
+ * nothing leaks (STYLE.md §10). */
+static strux_status alloc_scenario(const strux_subset_input *in)
+{
+    strux_subset_defs *d = NULL;
+    uint8_t m[6];
+    int32_t k;
+    strux_status st;
+    STRUX_TRY_GOTO(st, strux_subset_defs_create(&d), done);
+    STRUX_TRY_GOTO(st, strux_subset_define(d, "a", "feature 1 > 0 | !label -1", "t:1"), done);
+    STRUX_TRY_GOTO(
+        st, strux_subset_define(d, "b", "(a - positive) & baseline m.h5 negative", "t:2"), done);
+    STRUX_TRY_GOTO(st, strux_subset_define(d, "a", "feature 2 > 0 | unlabeled", "t:3"), done);
+    STRUX_TRY_GOTO(st, strux_subset_check(d), done);
+    STRUX_TRY_GOTO(st, strux_subset_define_expr(d, "(b) & (a)", "constraint c", "t:4", &k), done);
+    STRUX_TRY_GOTO(st, strux_subset_eval(d, k, in, m), done);
+    st = STRUX_OK;
+done:
+    strux_subset_defs_destroy(&d);
+    return st;
+}
+
+static void test_allocation_failures(void **state)
+{
+    (void)state;
+    strux_dataset *ds = tiny(6, 0);
+    static const int8_t base[6] = {1, 1, -1, -1, 1, -1};
+    const int8_t *baselines[1] = {base};
+    strux_subset_input in = {.ds = ds, .label = labels6, .baseline = baselines};
+    size_t before = strux_alloc_bytes();
+    int64_t k;
+    for (k = 0;; k++) {
+        strux_alloc_fail_after(k);
+        strux_status st = alloc_scenario(&in);
+        strux_alloc_fail_after(-1);
+        assert_int_equal(strux_alloc_bytes(), before);
+        if (st == STRUX_OK) break;
+        assert_int_equal(st, STRUX_ERR_NOMEM);
+    }
+    assert_true(k > 20);
+    strux_error_clear();
+    strux_dataset_destroy(&ds);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_normal_form),        cmocka_unit_test(test_syntax_errors),
-        cmocka_unit_test(test_names_and_cycles),   cmocka_unit_test(test_label_classes),
-        cmocka_unit_test(test_eval_tiny),          cmocka_unit_test(test_rows_files),
-        cmocka_unit_test(test_random_expressions), cmocka_unit_test(test_sequences_refused),
+        cmocka_unit_test(test_normal_form),         cmocka_unit_test(test_syntax_errors),
+        cmocka_unit_test(test_names_and_cycles),    cmocka_unit_test(test_label_classes),
+        cmocka_unit_test(test_eval_tiny),           cmocka_unit_test(test_rows_files),
+        cmocka_unit_test(test_random_expressions),  cmocka_unit_test(test_sequences_refused),
+        cmocka_unit_test(test_allocation_failures),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
