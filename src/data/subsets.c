@@ -667,30 +667,38 @@ done:
 
 /* ---- label classes (may contain / contains every row of) ---- */
 
-static void classes_of(const strux_subset_defs *d, int32_t k, unsigned *may, unsigned *must);
+static void classes_of(const strux_subset_defs *d, int32_t k, unsigned *may, unsigned *must,
+                       int depth);
 
-static void classes_node(const strux_subset_defs *d, const struct def *f, int32_t i, unsigned *may,
-                         unsigned *must)
+static void classes_node(const strux_subset_defs *d, const struct def *f, int32_t i, int depth,
+                         unsigned *may, unsigned *must)
 {
     const struct node *nd = &f->nodes[i];
     unsigned ma, mu, mb, ub;
     switch (nd->op) {
-    case OP_NAME:
-        classes_of(d, strux_subset_find(d, nd->str), may, must);
+    case OP_NAME: {
+        int32_t k = strux_subset_find(d, nd->str);
+        if (k < 0 || depth > d->n) { /* unknown or cyclic: know nothing */
+            *may = ALL_CLASSES;
+            *must = 0;
+            return;
+        }
+        classes_of(d, k, may, must, depth + 1);
         return;
+    }
     case OP_LABEL:
         *may = *must = nd->sign > 0 ? STRUX_SUBSET_HAS_POS : STRUX_SUBSET_HAS_NEG;
         return;
     case OP_NOT:
-        classes_node(d, f, nd->a, &ma, &mu);
+        classes_node(d, f, nd->a, depth, &ma, &mu);
         *may = ALL_CLASSES & ~mu;
         *must = ALL_CLASSES & ~ma;
         return;
     case OP_AND:
     case OP_OR:
     case OP_MINUS:
-        classes_node(d, f, nd->a, &ma, &mu);
-        classes_node(d, f, nd->b, &mb, &ub);
+        classes_node(d, f, nd->a, depth, &ma, &mu);
+        classes_node(d, f, nd->b, depth, &mb, &ub);
         if (nd->op == OP_AND) {
             *may = ma & mb;
             *must = mu & ub;
@@ -709,20 +717,21 @@ static void classes_node(const strux_subset_defs *d, const struct def *f, int32_
     }
 }
 
-static void classes_of(const strux_subset_defs *d, int32_t k, unsigned *may, unsigned *must)
+static void classes_of(const strux_subset_defs *d, int32_t k, unsigned *may, unsigned *must,
+                       int depth)
 {
     const struct def *f = &d->defs[k];
     if (f->builtin) {
         *may = *must = builtin_classes[k];
         return;
     }
-    classes_node(d, f, f->n_nodes - 1, may, must);
+    classes_node(d, f, f->n_nodes - 1, depth, may, must);
 }
 
 unsigned strux_subset_labels(const strux_subset_defs *d, int32_t k)
 {
     unsigned may, must;
-    classes_of(d, k, &may, &must);
+    classes_of(d, k, &may, &must, 0);
     return may;
 }
 
