@@ -17,7 +17,15 @@
  *     f1:        2(1-φ)·s_p(D+) - φ·s_n(D+) - φ·n(D-)/n(D+)·s_p(D-) >= 0
  * With the subset sizes n(·) (allreduced by the caller) a form becomes a canonical row
  * Σ_i α_i s_p(D_i) + β_i s_n(D_i) ≤ γ with α, β ≥ 0 (§1.4), which strux_rates_print writes back in
- * a form strux_rates_parse reads to the same row. Not Collective; no MPI, no data. */
+ * a form strux_rates_parse reads to the same row. Not Collective; no MPI, no data.
+ *
+ * Use (what the driver does, issue 15): strux_subset_define for each [datasets] key, then
+ * strux_subset_check; strux_rates_parse for each [constraints] key in config order (and the
+ * [rates] objective), which adds the derived subsets; after loading, strux_subset_eval of every
+ * subset on the local rows, local counts allreduced into n[k]; strux_rates_canonical per
+ * constraint (its row goes to the solver, strux_rates_print to the log and the model file);
+ * strux_rates_cell_sets, strux_rates_cell_count on the local rows, the counts allreduced, then
+ * strux_rates_feasible before any solve. */
 #ifndef STRUX_RATES_H
 #define STRUX_RATES_H
 
