@@ -62,13 +62,14 @@ strux_status strux_subset_define(strux_subset_defs *d, const char *name, const c
  * defined names) and no definition uses itself through others (else STRUX_ERR_CONFIG naming the
  * cycle). */
 strux_status strux_subset_check(const strux_subset_defs *d);
-/* An anonymous subset given by an expression (the argument of a rate term, or one that a helper
- * derives, such as `(female) & positive`): parsed, its names checked, and its index returned in
- * *k. A bare name returns that definition's index; an expression printed the same as an earlier
- * anonymous one returns the earlier index. Errors as strux_subset_define and strux_subset_check,
- * with `what` (e.g. "constraint eq_opp") in place of the dataset name. */
-strux_status strux_subset_define_expr(strux_subset_defs *d, const char *text, const char *what,
-                                      const char *origin, int32_t *k);
+/* An anonymous subset given by the expression text[start, end) (the argument of a rate term, or
+ * one a helper derives, such as `(female) & (positive)`): parsed, its names checked, and its
+ * index returned in *k. A bare name returns that definition's index; an expression printed the
+ * same as an earlier anonymous one returns the earlier index. Errors as strux_subset_define and
+ * strux_subset_check, with `what` (e.g. "constraint eq_opp") in place of the dataset name; they
+ * quote all of text (the whole constraint) and count columns in it. */
+strux_status strux_subset_define_expr(strux_subset_defs *d, const char *text, size_t start,
+                                      size_t end, const char *what, const char *origin, int32_t *k);
 
 int32_t strux_subset_count(const strux_subset_defs *d); /* definitions, built-ins included */
 /* Index of a named definition or built-in, -1 if none. */

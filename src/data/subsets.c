@@ -46,6 +46,7 @@ struct node {
 struct def {
     char *name;         /* NULL for an anonymous subset */
     char *text;         /* normal form (the name itself for a built-in) */
+    char *source;       /* as written; messages quote it and node columns count in it */
     char *origin;       /* where it was defined (messages) */
     char *what;         /* "dataset female", or the user of an anonymous subset (messages) */
     struct node *nodes; /* n_nodes nodes, root last (NULL for a built-in) */
@@ -79,6 +80,7 @@ static void def_free(struct def *f)
     strux_free(&f->nodes);
     strux_free(&f->name);
     strux_free(&f->text);
+    strux_free(&f->source);
     strux_free(&f->origin);
     strux_free(&f->what);
     memset(f, 0, sizeof *f);
@@ -105,6 +107,7 @@ strux_status strux_subset_defs_create(strux_subset_defs **out)
         struct def f = {.builtin = 1};
         st = strux_strdup(&f.name, builtin_names[k]);
         if (st == STRUX_OK) st = strux_strdup(&f.text, builtin_names[k]);
+        if (st == STRUX_OK) st = strux_strdup(&f.source, builtin_names[k]);
         if (st == STRUX_OK) st = strux_strdup(&f.origin, "built-in");
         if (st == STRUX_OK) st = strux_strdup(&f.what, "built-in dataset");
         if (st == STRUX_OK) st = table_append(d, &f);
@@ -210,7 +213,8 @@ static void format_number(double v, char *buf, size_t n)
 /* ---- parser ---- */
 
 typedef struct parser {
-    const char *s;      /* text being parsed */
+    const char *s;      /* text being parsed (ends where the expression ends) */
+    const char *shown;  /* the text messages quote; columns count in both */
     size_t pos;         /* current byte */
     struct def *f;      /* receives the nodes */
     const char *origin; /* messages */
@@ -237,7 +241,7 @@ static strux_status syntax_error(const parser *p, const char *expected)
     }
     return strux_error_set(STRUX_ERR_CONFIG, __FILE__, __LINE__, __func__,
                            "%s: %s = '%s': column %zu: expected %s, found %s", p->origin, p->what,
-                           p->s, p->pos + 1, expected, found);
+                           p->shown, p->pos + 1, expected, found);
 }
 
 static strux_status push_node(parser *p, const struct node *nd, int32_t *idx)
@@ -504,10 +508,11 @@ static strux_status print_node(const struct def *f, int32_t i, strbuf *b)
     }
 }
 
-/* Parse text into *f (nodes and normal-form text). */
-static strux_status parse_def(const char *text, const char *what, const char *origin, struct def *f)
+/* Parse text from byte start into *f (nodes and normal-form text); messages quote shown. */
+static strux_status parse_def(const char *text, size_t start, const char *shown, const char *what,
+                              const char *origin, struct def *f)
 {
-    parser p = {.s = text, .f = f, .origin = origin, .what = what};
+    parser p = {.s = text, .pos = start, .shown = shown, .f = f, .origin = origin, .what = what};
     int32_t root;
     STRUX_TRY(parse_or(&p, &root));
     skip_ws(&p);
@@ -560,7 +565,8 @@ strux_status strux_subset_define(strux_subset_defs *d, const char *name, const c
     snprintf(what, sizeof what, "dataset %s", name);
     struct def f = {0};
     strux_status st;
-    STRUX_TRY_GOTO(st, parse_def(text, what, origin, &f), fail);
+    STRUX_TRY_GOTO(st, parse_def(text, 0, text, what, origin, &f), fail);
+    STRUX_TRY_GOTO(st, strux_strdup(&f.source, text), fail);
     STRUX_TRY_GOTO(st, strux_strdup(&f.name, name), fail);
     STRUX_TRY_GOTO(st, strux_strdup(&f.origin, origin), fail);
     STRUX_TRY_GOTO(st, strux_strdup(&f.what, what), fail);
@@ -585,7 +591,7 @@ static strux_status unknown_name(const strux_subset_defs *d, const struct def *f
     defined_names(d, names, sizeof names);
     return strux_error_set(STRUX_ERR_CONFIG, __FILE__, __LINE__, __func__,
                            "%s: %s = '%s': column %" PRId32 ": unknown dataset '%s' (defined: %s)",
-                           f->origin, what, f->text, nd->col, nd->str, names);
+                           f->origin, what, f->source, nd->col, nd->str, names);
 }
 
 /* Depth-first walk from definition k: state 1 = on the current path, 2 = done. path holds the
@@ -634,12 +640,18 @@ strux_status strux_subset_check(const strux_subset_defs *d)
     return st == STRUX_OK ? STRUX_OK : strux_error_frame(st, __FILE__, __LINE__, __func__);
 }
 
-strux_status strux_subset_define_expr(strux_subset_defs *d, const char *text, const char *what,
-                                      const char *origin, int32_t *k)
+strux_status strux_subset_define_expr(strux_subset_defs *d, const char *text, size_t start,
+                                      size_t end, const char *what, const char *origin, int32_t *k)
 {
     struct def f = {0};
+    char *expr = NULL;
     strux_status st;
-    STRUX_TRY_GOTO(st, parse_def(text, what, origin, &f), done);
+    STRUX_CHECK(start <= end && end <= strlen(text), STRUX_ERR_INTERNAL,
+                "expression [%zu, %zu) outside its text", start, end);
+    STRUX_TRY_GOTO(st, strux_strdup(&expr, text), done);
+    expr[end] = '\0';
+    STRUX_TRY_GOTO(st, parse_def(expr, start, text, what, origin, &f), done);
+    STRUX_TRY_GOTO(st, strux_strdup(&f.source, text), done);
     STRUX_TRY_GOTO(st, strux_strdup(&f.origin, origin), done);
     STRUX_TRY_GOTO(st, strux_strdup(&f.what, what), done);
     for (int32_t i = 0; i < f.n_nodes; i++) {
@@ -661,6 +673,7 @@ strux_status strux_subset_define_expr(strux_subset_defs *d, const char *text, co
     STRUX_TRY_GOTO(st, table_append(d, &f), done);
     *k = d->n - 1;
 done:
+    strux_free(&expr);
     def_free(&f);
     return st;
 }
@@ -918,7 +931,7 @@ static strux_status eval_node(const strux_subset_defs *d, const struct def *f, i
         STRUX_CHECK(j < ds->dim && j != ds->bias_col, STRUX_ERR_CONFIG,
                     "%s: %s = '%s': column %" PRId32 ": feature %" PRId32
                     " is above the data's dimension %" PRId32 " (%s)",
-                    f->origin, f->what, f->text, nd->col, nd->feature,
+                    f->origin, f->what, f->source, nd->col, nd->feature,
                     ds->bias_col >= 0 ? ds->dim - 1 : ds->dim, ds->path ? ds->path : "data");
         /* features are stored as float: compare with V as the reader would have stored it, so
          * that `feature 2 == 0.1` matches a file's 0.1 */
@@ -932,7 +945,7 @@ static strux_status eval_node(const strux_subset_defs *d, const struct def *f, i
         STRUX_CHECK(path, STRUX_ERR_CONFIG,
                     "%s: %s = '%s': column %" PRId32
                     ": rows has no TEST_FILE, so it cannot be evaluated on the test data",
-                    f->origin, f->what, f->text, nd->col);
+                    f->origin, f->what, f->source, nd->col);
         STRUX_TRY(read_rows(path, ds, out));
         return STRUX_OK;
     }
@@ -942,7 +955,7 @@ static strux_status eval_node(const strux_subset_defs *d, const struct def *f, i
         const int8_t *pred = in->baseline && b >= 0 ? in->baseline[b] : NULL;
         STRUX_CHECK(pred, STRUX_ERR_CONFIG,
                     "%s: %s = '%s': column %" PRId32 ": no predictions of baseline %s on %s",
-                    f->origin, f->what, f->text, nd->col, nd->str,
+                    f->origin, f->what, f->source, nd->col, nd->str,
                     ds->path ? ds->path : "this data");
         for (int64_t r = 0; r < n; r++)
             out[r] = pred[r] == nd->sign;

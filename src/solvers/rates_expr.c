@@ -157,7 +157,8 @@ static strux_status derive(rparser *p, int32_t k, const char *op, int32_t other,
     char *text;
     STRUX_TRY(strux_alloc(&text, n));
     snprintf(text, n, "(%s) %s (%s)", a, op, b);
-    strux_status st = strux_subset_define_expr(p->d, text, p->what, p->origin, out);
+    strux_status st =
+        strux_subset_define_expr(p->d, text, 0, strlen(text), p->what, p->origin, out);
     strux_free(&text);
     return st == STRUX_OK ? STRUX_OK : strux_error_frame(st, __FILE__, __LINE__, __func__);
 }
@@ -191,12 +192,7 @@ static strux_status dataset_arg(rparser *p, int comma, int32_t *k)
         p->pos = end;
         return expected(p, comma ? "',' and a second dataset" : "')'");
     }
-    char *arg;
-    STRUX_TRY(strux_alloc(&arg, stop - start + 1));
-    memcpy(arg, p->s + start, stop - start);
-    strux_status st = strux_subset_define_expr(p->d, arg, p->what, p->origin, k);
-    strux_free(&arg);
-    if (st != STRUX_OK) return strux_error_frame(st, __FILE__, __LINE__, __func__);
+    STRUX_TRY(strux_subset_define_expr(p->d, p->s, start, end, p->what, p->origin, k));
     p->pos = end + 1;
     return STRUX_OK;
 }

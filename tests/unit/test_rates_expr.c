@@ -461,9 +461,13 @@ static void test_parse_errors(void **state)
          "recall, fpr, fnr, tnr, error_rate, churn, precision, f1)"},
         {"coverage A <= 1", 0, "column 10: expected '(' after the function name, found 'A'"},
         {"coverage(C) <= 1", 0,
-         "t.ini:9: constraint c = 'C': column 1: unknown dataset 'C' (defined: all, labeled, "
-         "unlabeled, positive, negative, A, B, old_pos, E)"},
-        {"coverage(A & ) <= 1", 0, "constraint c = 'A &': column 4: expected a dataset"},
+         "t.ini:9: constraint c = 'coverage(C) <= 1': column 10: unknown dataset 'C' (defined: "
+         "all, labeled, unlabeled, positive, negative, A, B, old_pos, E)"},
+        {"tpr(A | feature 0 > 1) >= 0.5", 0,
+         "t.ini:9: constraint c = 'tpr(A | feature 0 > 1) >= 0.5': column 17: expected a feature "
+         "index (an integer from 1) after 'feature', found '0'"},
+        {"coverage(A & ) <= 1", 0,
+         "constraint c = 'coverage(A & ) <= 1': column 14: expected a dataset"},
         {"coverage() <= 1", 0, "column 10: expected a dataset, found ')'"},
         {"coverage(A <= 1", 0, "column 16: expected ')', found end of text"},
         {"churn(A) <= 0.1", 0, "column 8: expected ',' and a second dataset, found ')'"},

@@ -185,17 +185,20 @@ static void test_names_and_cycles(void **state)
     assert_strux_ok(strux_subset_check(d));
     /* anonymous subsets: a bare name is that definition; the same normal form is one subset */
     int32_t k1, k2, k3;
-    assert_strux_ok(strux_subset_define_expr(d, " male ", "constraint c", "t.ini:9", &k1));
-    assert_int_equal(k1, strux_subset_find(d, "male"));
-    assert_strux_ok(strux_subset_define_expr(d, "(male)&positive", "constraint c", "t.ini:9", &k2));
     assert_strux_ok(
-        strux_subset_define_expr(d, "male & (positive)", "constraint c", "t.ini:9", &k3));
+        strux_subset_define_expr(d, " male ", 0, strlen(" male "), "constraint c", "t.ini:9", &k1));
+    assert_int_equal(k1, strux_subset_find(d, "male"));
+    assert_strux_ok(strux_subset_define_expr(d, "(male)&positive", 0, strlen("(male)&positive"),
+                                             "constraint c", "t.ini:9", &k2));
+    assert_strux_ok(strux_subset_define_expr(d, "male & (positive)", 0, strlen("male & (positive)"),
+                                             "constraint c", "t.ini:9", &k3));
     assert_int_equal(k2, k3);
     assert_true(strux_subset_is_anonymous(d, k2));
     assert_false(strux_subset_is_anonymous(d, k1));
     assert_string_equal(strux_subset_name(d, k2), "male & positive");
     assert_int_equal(strux_subset_find(d, "male & positive"), -1);
-    assert_strux_fails(strux_subset_define_expr(d, "male & femal", "constraint c", "t.ini:9", &k3),
+    assert_strux_fails(strux_subset_define_expr(d, "male & femal", 0, strlen("male & femal"),
+                                                "constraint c", "t.ini:9", &k3),
                        STRUX_ERR_CONFIG,
                        "t.ini:9: constraint c = 'male & femal': column 8: unknown dataset 'femal' "
                        "(defined: all, labeled, unlabeled, positive, negative, male, female, a, "
@@ -498,7 +501,10 @@ static strux_status alloc_scenario(const strux_subset_input *in)
         st, strux_subset_define(d, "b", "(a - positive) & baseline m.h5 negative", "t:2"), done);
     STRUX_TRY_GOTO(st, strux_subset_define(d, "a", "feature 2 > 0 | unlabeled", "t:3"), done);
     STRUX_TRY_GOTO(st, strux_subset_check(d), done);
-    STRUX_TRY_GOTO(st, strux_subset_define_expr(d, "(b) & (a)", "constraint c", "t:4", &k), done);
+    STRUX_TRY_GOTO(
+        st,
+        strux_subset_define_expr(d, "(b) & (a)", 0, strlen("(b) & (a)"), "constraint c", "t:4", &k),
+        done);
     STRUX_TRY_GOTO(st, strux_subset_eval(d, k, in, m), done);
     st = STRUX_OK;
 done:
