@@ -165,6 +165,10 @@ static void test_names_and_cycles(void **state)
                        "t.ini:1: dataset young = 'mal & female': column 1: unknown dataset 'mal' "
                        "(defined: all, labeled, unlabeled, positive, negative, male, female, "
                        "young)");
+    /* messages quote the definition as written, so the column points into it */
+    define_ok(d, "young", "male  &  femal");
+    assert_strux_fails(strux_subset_check(d), STRUX_ERR_CONFIG,
+                       "dataset young = 'male  &  femal': column 10: unknown dataset 'femal'");
     define_ok(d, "young", "male & female");
     assert_strux_ok(strux_subset_check(d));
     /* removal and replacement keep the other definitions */
