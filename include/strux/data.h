@@ -21,7 +21,20 @@ typedef struct strux_dataset {
     int32_t n_labels;  /* label ids are in [0, n_labels) */
     int32_t bias_col;  /* column of the constant bias feature, or -1 */
     int64_t n_dropped; /* local feature entries dropped because their index exceeded dim */
+    int32_t n_blocks;  /* data blocks of the whole file (solver.blocks, or one per rank) */
+    int32_t block_lo, block_hi; /* this rank's blocks [block_lo, block_hi) */
+    int64_t *block_ptr;         /* n_blocks + 1 global example offsets of the blocks, or NULL:
+                                   one block of the local examples (datasets built in memory) */
+    double *weight;    /* loss weight v_i of each local example, or NULL: all 1 (data.weights) */
+    double weight_sum; /* W = Σ v_i over every example of the file (n_global when unweighted) */
 } strux_dataset;
+
+/* The loss weight of local example i: the objective is (λ/2)||w||² + (1/W)·Σ_i v_i·ℓ_i(w), so
+ * weight 2 on an example is the same problem as the example twice. */
+static inline double strux_dataset_weight(const strux_dataset *ds, int64_t i)
+{
+    return ds->weight ? ds->weight[i] : 1.0;
+}
 
 typedef struct strux_read_options {
     int rank, n_ranks;  /* which shard to keep */
@@ -30,6 +43,9 @@ typedef struct strux_read_options {
     int drop_above_dim; /* nonzero: features above dim are dropped and counted (test data);
                            zero: they are an input error */
     double bias;        /* > 0: append a constant feature of this value as column dim */
+    int32_t n_blocks;   /* > 0: cut the examples into this many fixed blocks (balanced by
+                           non-zeros, independent of the rank count) and give each rank whole
+                           blocks; 0: one block per rank */
     int32_t max_features; /* > 0: a feature index above it is an input error (dropped or not),
                              checked before anything is sized by it; 0: the XMC header's D if
                              there is one, else 2^31 - 3 (the largest index of any file) */
@@ -92,6 +108,25 @@ strux_status strux_dataset_read_svmhmm(const char *path, const strux_read_option
 int strux_dataset_is_svmhmm(const char *path);
 void strux_dataset_destroy(strux_dataset **ds);
 
+/* The partition of a file's n examples (weights as prefix sums, as below) into data blocks and
+ * this rank's share: opt->n_blocks fixed blocks (or one per rank) balanced by weight, rank r
+ * owning blocks [⌊r·B/R⌋, ⌊(r+1)·B/R⌋). Identical on every rank; B < R is an input error. */
+typedef struct strux_shard {
+    int64_t lo, hi;             /* this rank's examples [lo, hi) */
+    int32_t n_blocks;           /* B */
+    int32_t block_lo, block_hi; /* this rank's blocks */
+    int64_t *block_ptr;         /* B + 1 global example offsets, owned */
+} strux_shard;
+strux_status strux_shard_plan(const int64_t *prefix, int64_t n, const strux_read_options *opt,
+                              strux_shard *out);
+void strux_shard_free(strux_shard *s);
+/* Hand a plan's blocks to the dataset read with it (takes block_ptr). */
+void strux_dataset_set_shard(strux_dataset *ds, strux_shard *s);
+/* Data blocks of the file (1 for a dataset built in memory). */
+int32_t strux_dataset_n_blocks(const strux_dataset *ds);
+/* Local examples [i0, i1) of block k, block_lo ≤ k < block_hi. */
+void strux_dataset_block_range(const strux_dataset *ds, int32_t k, int64_t *i0, int64_t *i1);
+
 /* Shard of n units with weights given as prefix sums (prefix[0] = 0, prefix[n] = total): a
  * contiguous range [lo, hi) per rank, balanced by weight, never empty when n ≥ n_ranks.
  * Identical on every rank for the same input. */
@@ -134,6 +169,13 @@ strux_status strux_gen_options_check(const strux_gen_options *opt);
  * sample of 64 MB (8 KB per label beyond 8192 labels). Time per row: O(nnz log nnz + L).
  * Errors: STRUX_ERR_CONFIG (as strux_gen_options_check), STRUX_ERR_NOMEM. Not Collective. */
 strux_status strux_dataset_generate(const strux_gen_options *opt, strux_dataset **out);
+
+/* Per-example loss weights from a text file of one non-negative number per line, one line per
+ * example of the whole file (in file order): the local slice goes to ds->weight, the sum over
+ * every line to ds->weight_sum. Errors (STRUX_ERR_INPUT, file:line): a line that is not a finite
+ * number ≥ 0, a line count other than ds->n_global, all weights zero; the text reader's errors.
+ * Not Collective (every rank reads the whole file). */
+strux_status strux_dataset_read_weights(strux_dataset *ds, const char *path);
 
 /* Largest |x_ij| of every feature column over the local rows (out has ds->dim entries). */
 void strux_dataset_col_maxabs(const strux_dataset *ds, double *out);

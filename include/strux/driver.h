@@ -27,10 +27,12 @@ typedef struct strux_driver_options {
 } strux_driver_options;
 
 /* The parts of a run, all borrowed: the driver steps solver, which writes model (training space:
- * data.scale not folded in); test and col_scale may be NULL; info names the run in checkpoints and
- * its curve is the driver's record (replaced at create, rows appended per epoch). */
+ * data.scale not folded in) from this rank's shard train (its data blocks key the checkpoint);
+ * test and col_scale may be NULL; info names the run in checkpoints and its curve is the driver's
+ * record (replaced at create, rows appended per epoch). */
 typedef struct strux_driver_parts {
     strux_comm *comm;
+    const strux_dataset *train;
     strux_task *task;
     strux_search *search;
     strux_solver *solver;

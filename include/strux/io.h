@@ -53,32 +53,36 @@ strux_status strux_io_model_load(const char *path, strux_model **m, strux_model_
 
 /* ---- checkpoints (docs/model-format.md "Checkpoints"): a complete model file (the exported
  * weights: predict, eval and inspect work on a checkpoint) plus /checkpoint holding the weights
- * in training space, the run's position and one opaque state blob per rank ---- */
+ * in training space, the run's position, one opaque blob of the state every rank shares and one
+ * per data block (the state of its examples), so a run resumes at any rank count that can share
+ * the blocks ---- */
 typedef struct strux_checkpoint_info {
     int64_t epoch;        /* epochs completed */
-    int32_t n_ranks;      /* ranks that wrote the blobs */
+    int32_t n_ranks;      /* ranks of the run that wrote it (information) */
+    int32_t n_blocks;     /* data blocks, one blob each */
     double train_s;       /* training time so far */
     int64_t oracle_calls; /* oracle calls so far, all ranks */
 } strux_checkpoint_info;
 
 typedef struct strux_checkpoint_writer strux_checkpoint_writer;
-/* Create path's temporary file and write the model file (m, info) and /checkpoint (ck, the
- * training-space weights w_train). Then add every rank's blob in rank order and end. Not
- * Collective (rank 0). */
+/* Create path's temporary file and write the model file (m, info), /checkpoint (ck, the
+ * training-space weights w_train) and the shared blob. Then add every data block's blob in block
+ * order and end. Not Collective (rank 0). */
 strux_status strux_io_checkpoint_begin(const char *path, const strux_model *m,
                                        const strux_model_info *info, const strux_model *w_train,
-                                       const strux_checkpoint_info *ck,
+                                       const strux_checkpoint_info *ck, const strux_blob *shared,
                                        strux_checkpoint_writer **out);
-strux_status strux_io_checkpoint_add(strux_checkpoint_writer *w, int rank, const void *data,
+strux_status strux_io_checkpoint_add(strux_checkpoint_writer *w, int32_t block, const void *data,
                                      size_t n);
-/* Rename the file into place when st is STRUX_OK (and every rank was added), else remove it;
+/* Rename the file into place when st is STRUX_OK (and every block was added), else remove it;
  * returns st or the failure of finishing. */
 strux_status strux_io_checkpoint_end(strux_checkpoint_writer **w, strux_status st);
-/* Read /checkpoint: the position, the training-space weights into w_train (same shape) and this
- * rank's blob (appended to state; nothing when rank ≥ ck->n_ranks, which the caller must refuse).
- * Not Collective. */
-strux_status strux_io_checkpoint_read(const char *path, int rank, strux_checkpoint_info *ck,
-                                      strux_model *w_train, strux_blob *state);
+/* Read /checkpoint: the position, the training-space weights into w_train (same shape) and the
+ * shared blob (appended to shared). Not Collective. */
+strux_status strux_io_checkpoint_read(const char *path, strux_checkpoint_info *ck,
+                                      strux_model *w_train, strux_blob *shared);
+/* Append data block `block`'s blob to state. Not Collective. */
+strux_status strux_io_checkpoint_read_block(const char *path, int32_t block, strux_blob *state);
 
 /* ---- HDF5 CSR dataset container ---- */
 /* Write ds (all rows must be local: a 1-rank read) atomically. Not Collective. */

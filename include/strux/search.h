@@ -84,11 +84,12 @@ const char *strux_surrogate_names(unsigned caps);
 int strux_search_reads_key(const strux_search_options *opt, const char *key);
 /* "surrogate.search=a|b" (or surrogate.type=...) for a key only some read, "" otherwise. */
 void strux_search_key_readers(const char *key, char *buf, size_t n);
-/* The per-example warm-start state (label caches, λ warm starts, hull vertices) as bytes, and
- * back, for checkpoints: a resumed run continues the same trajectory. load needs a search created
- * with the same options on the same shard. Not Collective. */
-strux_status strux_search_save(const strux_search *s, strux_blob *b);
-strux_status strux_search_load(strux_search *s, strux_blob *b);
+/* The per-example warm-start state (label caches, λ warm starts, hull vertices) of local examples
+ * [i0, i1) as bytes, and back, for checkpoints (one data block at a time, so a checkpoint
+ * resumes at another rank count): a resumed run continues the same trajectory. load needs a
+ * search created with the same options. Not Collective. */
+strux_status strux_search_save(const strux_search *s, int64_t i0, int64_t i1, strux_blob *b);
+strux_status strux_search_load(strux_search *s, int64_t i0, int64_t i1, strux_blob *b);
 const char *strux_search_name(const strux_search *s);    /* the search actually used */
 const char *strux_surrogate_name(const strux_search *s); /* the surrogate */
 /* Subgradient of ℓ_i at the result (§1.8): G += scale·ψ_h·Δφ_i(answer). Nothing when ψ ≤ 0. */

@@ -22,6 +22,7 @@ typedef struct strux_solver_options {
     int average;              /* solver.average: export the averaged iterate (sgd) */
     int64_t local_passes;     /* solver.local_passes: H block passes per round (dual solvers) */
     int64_t sync_every;       /* solver.sync_every: examples per CoCoA+ round (0: an epoch) */
+    int64_t blocks;           /* solver.blocks: fixed data blocks of CoCoA+ (0: one per rank) */
     int weighted_average;     /* solver.weighted_average: BCFW's weighted average over rounds */
     double cp_eps;            /* solver.cp_eps: add a plane when ψ > ξ_i + eps (cutting plane) */
     int64_t cp_max_planes;    /* solver.cp_max_planes: working-set size per example */
@@ -75,11 +76,16 @@ double strux_solver_lambda(const strux_solver *s);
 strux_status strux_solver_set_lambda(strux_solver *s, double lambda);
 /* Epochs completed. */
 int64_t strux_solver_epochs_done(const strux_solver *s);
-/* This rank's solver state beyond the model (dual blocks, working sets, the SGD iterate, the
- * epoch count; the example order is keyed by (seed, epoch), so no RNG state is needed) as
- * bytes, and back into a solver created with the same options on the same shard. Local. */
+/* The solver's state beyond the model, as bytes, for checkpoints, in two parts: the global part,
+ * identical on every rank (the epoch count, λ, the SGD iterate, the round count; the example
+ * order is keyed by (seed, epoch), so no RNG state is needed), and the per-example part of local
+ * examples [i0, i1) (dual blocks, working sets), saved per data block so a checkpoint resumes
+ * at another rank count. Load into a solver created with the same options. Local. */
 strux_status strux_solver_save(const strux_solver *s, strux_blob *b);
 strux_status strux_solver_load(strux_solver *s, strux_blob *b);
+strux_status strux_solver_save_examples(const strux_solver *s, int64_t i0, int64_t i1,
+                                        strux_blob *b);
+strux_status strux_solver_load_examples(strux_solver *s, int64_t i0, int64_t i1, strux_blob *b);
 /* Primal (and dual, gap) at the current model. Collective. */
 strux_status strux_solver_certificate(strux_solver *s, strux_certificate *c);
 

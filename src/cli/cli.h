@@ -16,6 +16,7 @@ typedef struct strux_data_options {
     char train[STRUX_OPT_STR];
     char test[STRUX_OPT_STR];
     char label_names[STRUX_OPT_STR];
+    char weights[STRUX_OPT_STR]; /* per-example loss weights of data.train, or "" */
     int64_t dim;      /* 0: from the header or the data */
     int64_t n_labels; /* 0: from the header or the data */
     double bias;      /* > 0: constant feature appended to every example */

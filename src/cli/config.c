@@ -34,6 +34,11 @@ static const strux_opt_spec data_specs[] = {
      "held-out data evaluated after training (empty: none)"},
     {"data.label_names", STRUX_OPT_STRING, offsetof(strux_data_options, label_names), "", 0, 0,
      NULL, NULL, "file of `id name` lines stored in the model as label names (empty: none)"},
+    {"data.weights", STRUX_OPT_STRING, offsetof(strux_data_options, weights), "", 0, 0, NULL, NULL,
+     "loss weights of the training examples: a text file of one number >= 0 per line, one line "
+     "per example in file order; the objective becomes (λ/2)||w||² + (1/W)·Σ v_i·ℓ_i with W = Σ "
+     "v_i "
+     "(weight 2 trains as the example twice); empty: every weight 1"},
     {"data.dim", STRUX_OPT_INT, offsetof(strux_data_options, dim), "0", 0, 2147483645, NULL, NULL,
      "feature count (file indices 1..dim); 0: from the XMC header or the largest index"},
     {"data.n_labels", STRUX_OPT_INT, offsetof(strux_data_options, n_labels), "0", 0, 2147483645,

@@ -36,6 +36,7 @@ strux_read_options strux_cli_heldout_read_options(const strux_comm *comm,
         .n_labels = n_labels,
         .drop_above_dim = 1,
         .bias = o->data.bias,
+        .max_features = (int32_t)o->data.max_features,
     };
     return ro;
 }

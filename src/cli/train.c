@@ -108,6 +108,12 @@ static strux_status parse_args(train_run *r, int argc, char **argv)
     }
     STRUX_TRY(strux_config_resolve(r->config, &r->opt));
     STRUX_TRY(strux_solver_check_options(&r->opt.solver, &r->opt.surrogate, &r->opt.task));
+    STRUX_CHECK(r->opt.solver.blocks == 0 || r->opt.solver.blocks >= strux_comm_size(r->comm),
+                STRUX_ERR_CONFIG,
+                "solver.blocks = %lld data blocks cannot be shared by %d ranks: each rank needs "
+                "at least one block (run with -np %lld or fewer)",
+                (long long)r->opt.solver.blocks, strux_comm_size(r->comm),
+                (long long)r->opt.solver.blocks);
     STRUX_CHECK(r->opt.data.train[0], STRUX_ERR_CONFIG,
                 "%s: data.train is not set: the training data file is required",
                 config_path ? config_path : r->resume);
@@ -145,9 +151,14 @@ static strux_status load_training_data(train_run *r)
         .n_labels = (int32_t)r->opt.data.n_labels,
         .drop_above_dim = 0,
         .bias = r->opt.data.bias,
+        .max_features = (int32_t)r->opt.data.max_features,
+        .n_blocks = (int32_t)r->opt.solver.blocks,
     };
     double t0 = strux_time_now();
     STRUX_TRY(strux_comm_agree(r->comm, strux_io_dataset_load(r->opt.data.train, &ro, &r->train)));
+    if (r->opt.data.weights[0])
+        STRUX_TRY(
+            strux_comm_agree(r->comm, strux_dataset_read_weights(r->train, r->opt.data.weights)));
     if (strcmp(r->opt.data.scale, "maxabs") == 0) STRUX_TRY(scale_features(r));
     int64_t nnz = r->train->x.ptr[r->train->x.n_rows];
     STRUX_TRY(strux_comm_allreduce_sum_i64(r->comm, &nnz, 1));
@@ -223,6 +234,7 @@ static strux_status set_up(train_run *r)
                                  .eval_every = out->eval_every,
                                  .checkpoint = r->checkpoint};
     strux_driver_parts parts = {.comm = r->comm,
+                                .train = r->train,
                                 .task = r->task,
                                 .search = r->search,
                                 .solver = r->solver,

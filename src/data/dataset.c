@@ -52,11 +52,66 @@ strux_status strux_dataset_from_arrays(const char *path, strux_csr *x, int64_t *
     ds->dim = dim + (bias > 0);
     ds->n_labels = n_labels;
     ds->bias_col = bias > 0 ? dim : -1;
+    ds->block_hi = 1; /* one block of the local examples until a reader sets its plan */
+    ds->weight_sum = (double)n_global;
     *x = (strux_csr){0};
     *y_ptr = NULL;
     *y_idx = NULL;
     *out = ds;
     return STRUX_OK;
+}
+
+strux_status strux_dataset_read_weights(strux_dataset *ds, const char *path)
+{
+    strux_text_reader *r = NULL;
+    strux_status st;
+    double *w = NULL, sum = 0;
+    int64_t line_no = 0;
+    STRUX_TRY(strux_text_reader_open(path, &r));
+    STRUX_TRY_GOTO(st, strux_alloc_array(&w, (size_t)ds->n_local + 1, sizeof *w), done);
+    for (;;) {
+        char *line, *end;
+        STRUX_TRY_GOTO(st, strux_text_reader_next_line(r, &line, NULL), done);
+        if (!line) break;
+        line_no = strux_text_reader_line_no(r);
+        double v = strtod(line, &end);
+        while (*end == ' ' || *end == '\t')
+            end++;
+        STRUX_CHECK_GOTO(st, end != line && *end == '\0' && isfinite(v) && v >= 0, STRUX_ERR_INPUT,
+                         done,
+                         "%s:%lld: '%s' is not a loss weight (a finite number >= 0, one per "
+                         "example)",
+                         path, (long long)line_no, line);
+        STRUX_CHECK_GOTO(st, line_no <= ds->n_global, STRUX_ERR_INPUT, done,
+                         "%s:%lld: more weights than the %lld examples of %s", path,
+                         (long long)line_no, (long long)ds->n_global, ds->path);
+        int64_t i = line_no - 1 - ds->first;
+        if (i >= 0 && i < ds->n_local) w[i] = v;
+        sum += v;
+    }
+    STRUX_CHECK_GOTO(st, line_no == ds->n_global, STRUX_ERR_INPUT, done,
+                     "%s: %lld weights for the %lld examples of %s (one line per example)", path,
+                     (long long)line_no, (long long)ds->n_global, ds->path);
+    STRUX_CHECK_GOTO(st, sum > 0, STRUX_ERR_INPUT, done, "%s: every weight is zero", path);
+    strux_free(&ds->weight);
+    ds->weight = w;
+    ds->weight_sum = sum;
+    w = NULL;
+done:
+    strux_free(&w);
+    strux_text_reader_close(&r);
+    return st;
+}
+
+int32_t strux_dataset_n_blocks(const strux_dataset *ds)
+{
+    return ds->block_ptr ? ds->n_blocks : 1;
+}
+
+void strux_dataset_block_range(const strux_dataset *ds, int32_t k, int64_t *i0, int64_t *i1)
+{
+    *i0 = ds->block_ptr ? ds->block_ptr[k] - ds->first : 0;
+    *i1 = ds->block_ptr ? ds->block_ptr[k + 1] - ds->first : ds->n_local;
 }
 
 void strux_dataset_destroy(strux_dataset **ds)
@@ -66,13 +121,16 @@ void strux_dataset_destroy(strux_dataset **ds)
     strux_free(&(*ds)->y_ptr);
     strux_free(&(*ds)->y_idx);
     strux_free(&(*ds)->ex_ptr);
+    strux_free(&(*ds)->block_ptr);
+    strux_free(&(*ds)->weight);
     strux_free(&(*ds)->path);
     strux_free(ds);
 }
 
 void strux_dataset_col_maxabs(const strux_dataset *ds, double *out)
 {
-    for (int32_t j = 0; j < ds->dim; j++) out[j] = 0;
+    for (int32_t j = 0; j < ds->dim; j++)
+        out[j] = 0;
     int64_t nnz = ds->x.ptr[ds->x.n_rows];
     for (int64_t p = 0; p < nnz; p++) {
         double v = fabs((double)ds->x.val[p]);
@@ -84,7 +142,8 @@ void strux_dataset_scale_cols(strux_dataset *ds, const double *factor)
 {
     int64_t nnz = ds->x.ptr[ds->x.n_rows];
     for (int64_t p = 0; p < nnz; p++)
-        if (ds->x.col[p] != ds->bias_col) ds->x.val[p] = (float)(ds->x.val[p] * factor[ds->x.col[p]]);
+        if (ds->x.col[p] != ds->bias_col)
+            ds->x.val[p] = (float)(ds->x.val[p] * factor[ds->x.col[p]]);
 }
 
 strux_status strux_label_names_read(const char *path, int32_t n_labels, char ***names)
@@ -105,7 +164,8 @@ strux_status strux_label_names_read(const char *path, int32_t n_labels, char ***
                                  "%s:%lld: expected 'id name'", path, ln);
             break;
         }
-        while (isspace((unsigned char)*end)) end++;
+        while (isspace((unsigned char)*end))
+            end++;
         if (id >= n_labels) {
             st = strux_error_set(STRUX_ERR_INPUT, __FILE__, __LINE__, __func__,
                                  "%s:%lld: label id %ld is not below the label count %d", path, ln,
@@ -126,6 +186,7 @@ strux_status strux_label_names_read(const char *path, int32_t n_labels, char ***
 void strux_label_names_free(char ***names, int32_t n_labels)
 {
     if (!*names) return;
-    for (int32_t k = 0; k < n_labels; k++) strux_free(&(*names)[k]);
+    for (int32_t k = 0; k < n_labels; k++)
+        strux_free(&(*names)[k]);
     strux_free(names);
 }

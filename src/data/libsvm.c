@@ -231,6 +231,7 @@ strux_status strux_dataset_read_libsvm(const char *path, const strux_read_option
     int64_t *prefix = NULL, *y_ptr = NULL;
     int32_t *y_idx = NULL, *labels_tmp = NULL;
     strux_csr x = {0};
+    strux_shard plan = {0};
     size_t tmp_cap = 64;
     *out = NULL;
 
@@ -242,9 +243,8 @@ strux_status strux_dataset_read_libsvm(const char *path, const strux_read_option
     STRUX_TRY_GOTO(st, strux_alloc_array(&prefix, (size_t)sc.n_rows + 1, sizeof *prefix), done);
     for (int64_t i = 0; i < sc.n_rows; i++)
         prefix[i + 1] = prefix[i] + sc.row_nnz[i] + 1;
-    int64_t lo, hi;
-    STRUX_TRY_GOTO(st, strux_shard_range(prefix, sc.n_rows, opt->rank, opt->n_ranks, &lo, &hi),
-                   done);
+    STRUX_TRY_GOTO(st, strux_shard_plan(prefix, sc.n_rows, opt, &plan), done);
+    int64_t lo = plan.lo, hi = plan.hi;
 
     int64_t nnz = 0, nlab = 0;
     for (int64_t i = lo; i < hi; i++) {
@@ -282,7 +282,9 @@ strux_status strux_dataset_read_libsvm(const char *path, const strux_read_option
                                              sc.n_labels, opt->bias, out),
                    done);
     (*out)->n_dropped = snk.n_dropped;
+    strux_dataset_set_shard(*out, &plan);
 done:
+    strux_shard_free(&plan);
     strux_text_reader_close(&r);
     strux_free(&sc.row_nnz);
     strux_free(&sc.row_nlab);

@@ -181,6 +181,7 @@ strux_status strux_dataset_read_svmhmm(const char *path, const strux_read_option
     int64_t *prefix = NULL, *y_ptr = NULL, *ex_ptr = NULL;
     int32_t *y_idx = NULL;
     strux_csr x = {0};
+    strux_shard plan = {0};
     *out = NULL;
 
     STRUX_TRY(strux_text_reader_open(path, &r));
@@ -194,9 +195,8 @@ strux_status strux_dataset_read_svmhmm(const char *path, const strux_read_option
             w += sc.tok_nnz[p] + 1;
         prefix[i + 1] = prefix[i] + w;
     }
-    int64_t lo, hi;
-    STRUX_TRY_GOTO(st, strux_shard_range(prefix, sc.n_seq, opt->rank, opt->n_ranks, &lo, &hi),
-                   done);
+    STRUX_TRY_GOTO(st, strux_shard_plan(prefix, sc.n_seq, opt, &plan), done);
+    int64_t lo = plan.lo, hi = plan.hi;
     int64_t t_lo = sc.seq_ptr[lo], t_hi = sc.seq_ptr[hi], nnz = 0;
     for (int64_t p = t_lo; p < t_hi; p++)
         nnz += sc.tok_nnz[p];
@@ -237,7 +237,9 @@ strux_status strux_dataset_read_svmhmm(const char *path, const strux_read_option
     ex_ptr = NULL;
     (*out)->n_local = hi - lo;
     (*out)->n_dropped = n_dropped;
+    strux_dataset_set_shard(*out, &plan);
 done:
+    strux_shard_free(&plan);
     strux_text_reader_close(&r);
     strux_free(&sc.tok_nnz);
     strux_free(&sc.seq_ptr);

@@ -7,6 +7,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #define DATA_FORMAT "strux-csr"
 
@@ -14,6 +15,8 @@ int strux_io_is_hdf5(const char *path)
 {
     static const unsigned char sig[8] = {0x89, 'H', 'D', 'F', '\r', '\n', 0x1a, '\n'};
     unsigned char head[8];
+    struct stat sb; /* a FIFO or device is not opened here: the text reader refuses it */
+    if (stat(path, &sb) != 0 || !S_ISREG(sb.st_mode)) return 0;
     FILE *f = fopen(path, "rb");
     if (!f) return 0;
     size_t n = fread(head, 1, sizeof head, f);
@@ -47,8 +50,8 @@ static strux_status write_dataset(hid_t f, const char *path, const void *ctx)
 
 strux_status strux_io_dataset_save(const char *path, const strux_dataset *ds)
 {
-    STRUX_CHECK(ds->n_local == ds->n_global && ds->bias_col < 0 && !ds->ex_ptr,
-                STRUX_ERR_INTERNAL, "convert needs every row, without bias, one row per example");
+    STRUX_CHECK(ds->n_local == ds->n_global && ds->bias_col < 0 && !ds->ex_ptr, STRUX_ERR_INTERNAL,
+                "convert needs every row, without bias, one row per example");
     return h5_create_atomic(path, write_dataset, ds);
 }
 
@@ -111,8 +114,8 @@ static strux_status check_labels(const int64_t *ptr, const int32_t *idx, int64_t
                         "%s: row %lld: label %d is out of range: the label count is %d", path, row,
                         idx[p], n_labels);
             STRUX_CHECK(p == ptr[r] || idx[p] > idx[p - 1], STRUX_ERR_INPUT,
-                        "%s: row %lld: labels must ascend without repeats (%d after %d)", path,
-                        row, idx[p], idx[p - 1]);
+                        "%s: row %lld: labels must ascend without repeats (%d after %d)", path, row,
+                        idx[p], idx[p - 1]);
         }
     return STRUX_OK;
 }
@@ -126,6 +129,7 @@ static strux_status read_body(hid_t f, const char *path, const strux_read_option
     int64_t *xptr = NULL, *yptr_all = NULL, *prefix = NULL, *y_ptr = NULL;
     int32_t *y_idx = NULL;
     strux_csr x = {0};
+    strux_shard plan = {0};
     int rank;
     hsize_t dims[2], ydims[2];
 
@@ -153,32 +157,35 @@ static strux_status read_body(hid_t f, const char *path, const strux_read_option
     STRUX_TRY_GOTO(st, check_indptr(yptr_all, n, (int64_t)ydims[0], path, "Y/indptr"), done);
 
     STRUX_TRY_GOTO(st, strux_alloc_array(&prefix, (size_t)n + 1, sizeof *prefix), done);
-    for (int64_t i = 0; i < n; i++) prefix[i + 1] = prefix[i] + (xptr[i + 1] - xptr[i]) + 1;
-    int64_t lo, hi;
-    STRUX_TRY_GOTO(st, strux_shard_range(prefix, n, opt->rank, opt->n_ranks, &lo, &hi), done);
+    for (int64_t i = 0; i < n; i++)
+        prefix[i + 1] = prefix[i] + (xptr[i + 1] - xptr[i]) + 1;
+    STRUX_TRY_GOTO(st, strux_shard_plan(prefix, n, opt, &plan), done);
+    int64_t lo = plan.lo, hi = plan.hi;
 
     int64_t nnz = xptr[hi] - xptr[lo], nlab = yptr_all[hi] - yptr_all[lo];
     STRUX_TRY_GOTO(st, strux_csr_alloc(&x, hi - lo, dim, nnz), done);
-    for (int64_t i = lo; i <= hi; i++) x.ptr[i - lo] = xptr[i] - xptr[lo];
-    STRUX_TRY_GOTO(st, h5_read(f, "X/indices", H5T_NATIVE_INT32, xptr[lo], nnz, x.col, path),
-                   done);
+    for (int64_t i = lo; i <= hi; i++)
+        x.ptr[i - lo] = xptr[i] - xptr[lo];
+    STRUX_TRY_GOTO(st, h5_read(f, "X/indices", H5T_NATIVE_INT32, xptr[lo], nnz, x.col, path), done);
     STRUX_TRY_GOTO(st, h5_read(f, "X/data", H5T_NATIVE_FLOAT, xptr[lo], nnz, x.val, path), done);
     STRUX_TRY_GOTO(st, strux_alloc_array(&y_ptr, (size_t)(hi - lo) + 1, sizeof *y_ptr), done);
     STRUX_TRY_GOTO(st, strux_alloc_array(&y_idx, (size_t)nlab + 1, sizeof *y_idx), done);
-    for (int64_t i = lo; i <= hi; i++) y_ptr[i - lo] = yptr_all[i] - yptr_all[lo];
-    STRUX_TRY_GOTO(st,
-                   h5_read(f, "Y/indices", H5T_NATIVE_INT32, yptr_all[lo], nlab, y_idx, path),
+    for (int64_t i = lo; i <= hi; i++)
+        y_ptr[i - lo] = yptr_all[i] - yptr_all[lo];
+    STRUX_TRY_GOTO(st, h5_read(f, "Y/indices", H5T_NATIVE_INT32, yptr_all[lo], nlab, y_idx, path),
                    done);
 
     int64_t n_dropped = 0;
     STRUX_TRY_GOTO(st, check_features(&x, lo, dim, opt->drop_above_dim, path, &n_dropped), done);
     STRUX_TRY_GOTO(st, check_labels(y_ptr, y_idx, hi - lo, lo, n_labels, path), done);
-    STRUX_TRY_GOTO(st,
-                   strux_dataset_from_arrays(path, &x, &y_ptr, &y_idx, n, lo, dim, n_labels,
-                                             opt->bias, out),
-                   done);
+    STRUX_TRY_GOTO(
+        st,
+        strux_dataset_from_arrays(path, &x, &y_ptr, &y_idx, n, lo, dim, n_labels, opt->bias, out),
+        done);
     (*out)->n_dropped = n_dropped;
+    strux_dataset_set_shard(*out, &plan);
 done:
+    strux_shard_free(&plan);
     strux_free(&xptr);
     strux_free(&yptr_all);
     strux_free(&prefix);

@@ -138,7 +138,8 @@ static strux_status angular_run(strux_search *s, strux_task *t, const strux_pot 
     }
     /* λ0: the tangent weight h/g of the best cached label when warm-starting (a label still
      * optimal then certifies itself in one call: K(λ0)²/4λ0 = hg), else Ĥ/Ĝ (A1) with
-     * Ĥ = K(0) = 1 + max m from one O(0) call and Ĝ = the task's largest loss (strux_task_max_loss) */
+     * Ĥ = K(0) = 1 + max m from one O(0) call and Ĝ = the task's largest loss (strux_task_max_loss)
+     */
     strux_point p;
     int found;
     strux_query q;
@@ -229,20 +230,22 @@ static void angular_destroy(strux_search *s)
     strux_free(&s->data);
 }
 
-static strux_status angular_save(const strux_search *s, strux_blob *b)
+static strux_status angular_save(const strux_search *s, int64_t i0, int64_t i1, strux_blob *b)
 {
     const angular_data *d = s->data;
-    STRUX_TRY(strux_label_pool_save(&d->cache, b));
-    STRUX_TRY(strux_blob_put(b, d->n_cached, (size_t)s->n_local * sizeof *d->n_cached));
-    return strux_blob_put(b, d->next_slot, (size_t)s->n_local * sizeof *d->next_slot);
+    size_t n = (size_t)(i1 - i0);
+    STRUX_TRY(strux_label_pool_save(&d->cache, i0 * d->cache_size, (i1 - i0) * d->cache_size, b));
+    STRUX_TRY(strux_blob_put(b, d->n_cached + i0, n * sizeof *d->n_cached));
+    return strux_blob_put(b, d->next_slot + i0, n * sizeof *d->next_slot);
 }
 
-static strux_status angular_load(strux_search *s, strux_blob *b)
+static strux_status angular_load(strux_search *s, int64_t i0, int64_t i1, strux_blob *b)
 {
     angular_data *d = s->data;
-    STRUX_TRY(strux_label_pool_load(&d->cache, b));
-    STRUX_TRY(strux_blob_get(b, d->n_cached, (size_t)s->n_local * sizeof *d->n_cached, "cache"));
-    return strux_blob_get(b, d->next_slot, (size_t)s->n_local * sizeof *d->next_slot, "cache");
+    size_t n = (size_t)(i1 - i0);
+    STRUX_TRY(strux_label_pool_load(&d->cache, i0 * d->cache_size, (i1 - i0) * d->cache_size, b));
+    STRUX_TRY(strux_blob_get(b, d->n_cached + i0, n * sizeof *d->n_cached, "cache"));
+    return strux_blob_get(b, d->next_slot + i0, n * sizeof *d->next_slot, "cache");
 }
 
 static const struct strux_search_ops angular_ops = {

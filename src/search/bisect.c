@@ -77,16 +77,16 @@ static void bisect_destroy(strux_search *s)
     strux_free(&s->data);
 }
 
-static strux_status bisect_save(const strux_search *s, strux_blob *b)
+static strux_status bisect_save(const strux_search *s, int64_t i0, int64_t i1, strux_blob *b)
 {
     const bisect_data *d = s->data;
-    return strux_blob_put(b, d->lambda_warm, (size_t)s->n_local * sizeof *d->lambda_warm);
+    return strux_blob_put(b, d->lambda_warm + i0, (size_t)(i1 - i0) * sizeof *d->lambda_warm);
 }
 
-static strux_status bisect_load(strux_search *s, strux_blob *b)
+static strux_status bisect_load(strux_search *s, int64_t i0, int64_t i1, strux_blob *b)
 {
     bisect_data *d = s->data;
-    return strux_blob_get(b, d->lambda_warm, (size_t)s->n_local * sizeof *d->lambda_warm,
+    return strux_blob_get(b, d->lambda_warm + i0, (size_t)(i1 - i0) * sizeof *d->lambda_warm,
                           "bisect warm starts");
 }
 

@@ -341,18 +341,19 @@ static void hull_destroy(strux_search *s)
     strux_free(&s->data);
 }
 
-static strux_status hull_save(const strux_search *s, strux_blob *b)
+static strux_status hull_save(const strux_search *s, int64_t i0, int64_t i1, strux_blob *b)
 {
     const hull_data *d = s->data;
-    STRUX_TRY(strux_label_pool_save(&d->warm, b));
-    return strux_blob_put(b, d->n_warm, (size_t)s->n_local * sizeof *d->n_warm);
+    STRUX_TRY(strux_label_pool_save(&d->warm, i0 * HULL_WARM_MAX, (i1 - i0) * HULL_WARM_MAX, b));
+    return strux_blob_put(b, d->n_warm + i0, (size_t)(i1 - i0) * sizeof *d->n_warm);
 }
 
-static strux_status hull_load(strux_search *s, strux_blob *b)
+static strux_status hull_load(strux_search *s, int64_t i0, int64_t i1, strux_blob *b)
 {
     hull_data *d = s->data;
-    STRUX_TRY(strux_label_pool_load(&d->warm, b));
-    return strux_blob_get(b, d->n_warm, (size_t)s->n_local * sizeof *d->n_warm, "hull vertices");
+    STRUX_TRY(strux_label_pool_load(&d->warm, i0 * HULL_WARM_MAX, (i1 - i0) * HULL_WARM_MAX, b));
+    return strux_blob_get(b, d->n_warm + i0, (size_t)(i1 - i0) * sizeof *d->n_warm,
+                          "hull vertices");
 }
 
 static const struct strux_search_ops hull_ops = {

@@ -36,10 +36,11 @@ void strux_label_pool_free(strux_label_pool *p)
     p->n = 0;
 }
 
-strux_status strux_label_pool_save(const strux_label_pool *p, strux_blob *b)
+strux_status strux_label_pool_save(const strux_label_pool *p, int64_t first, int64_t n,
+                                   strux_blob *b)
 {
-    STRUX_TRY(strux_blob_put(b, &p->n, sizeof p->n));
-    for (int64_t k = 0; k < p->n; k++) {
+    STRUX_TRY(strux_blob_put(b, &n, sizeof n));
+    for (int64_t k = first; k < first + n; k++) {
         const strux_label *y = &p->slot[k];
         STRUX_TRY(strux_blob_put(b, &y->n, sizeof y->n));
         STRUX_TRY(strux_blob_put(b, &y->n_mu, sizeof y->n_mu));
@@ -49,15 +50,15 @@ strux_status strux_label_pool_save(const strux_label_pool *p, strux_blob *b)
     return STRUX_OK;
 }
 
-strux_status strux_label_pool_load(strux_label_pool *p, strux_blob *b)
+strux_status strux_label_pool_load(strux_label_pool *p, int64_t first, int64_t n, strux_blob *b)
 {
-    int64_t n;
-    STRUX_TRY(strux_blob_get(b, &n, sizeof n, "label pool size"));
-    STRUX_CHECK(n == p->n, STRUX_ERR_INPUT,
+    int64_t n_saved;
+    STRUX_TRY(strux_blob_get(b, &n_saved, sizeof n_saved, "label pool size"));
+    STRUX_CHECK(n_saved == n && first + n <= p->n, STRUX_ERR_INPUT,
                 "checkpoint holds %lld remembered labels where this run keeps %lld (a different "
-                "data shard or search setting)",
-                (long long)n, (long long)p->n);
-    for (int64_t k = 0; k < n; k++) {
+                "data file or search setting)",
+                (long long)n_saved, (long long)n);
+    for (int64_t k = first; k < first + n; k++) {
         strux_label *y = &p->slot[k];
         STRUX_TRY(strux_blob_get(b, &y->n, sizeof y->n, "label"));
         STRUX_TRY(strux_blob_get(b, &y->n_mu, sizeof y->n_mu, "label"));

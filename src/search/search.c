@@ -234,14 +234,20 @@ strux_status strux_search_run(strux_search *s, strux_task *t, const strux_pot *p
     return STRUX_OK;
 }
 
-strux_status strux_search_save(const strux_search *s, strux_blob *b)
+strux_status strux_search_save(const strux_search *s, int64_t i0, int64_t i1, strux_blob *b)
 {
-    return s->ops->save ? s->ops->save(s, b) : STRUX_OK;
+    STRUX_CHECK(i0 >= 0 && i0 <= i1 && i1 <= s->n_local, STRUX_ERR_INTERNAL,
+                "search state of examples [%lld, %lld) of %lld", (long long)i0, (long long)i1,
+                (long long)s->n_local);
+    return s->ops->save ? s->ops->save(s, i0, i1, b) : STRUX_OK;
 }
 
-strux_status strux_search_load(strux_search *s, strux_blob *b)
+strux_status strux_search_load(strux_search *s, int64_t i0, int64_t i1, strux_blob *b)
 {
-    return s->ops->load ? s->ops->load(s, b) : STRUX_OK;
+    STRUX_CHECK(i0 >= 0 && i0 <= i1 && i1 <= s->n_local, STRUX_ERR_INTERNAL,
+                "search state of examples [%lld, %lld) of %lld", (long long)i0, (long long)i1,
+                (long long)s->n_local);
+    return s->ops->load ? s->ops->load(s, i0, i1, b) : STRUX_OK;
 }
 
 void strux_search_set_slack(strux_search *s, double xi)

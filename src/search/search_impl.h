@@ -41,8 +41,8 @@ struct strux_search_ops {
                         const strux_label *truth, strux_search_result *r);
     void (*destroy)(strux_search *s);
     /* optional: the per-example warm-start state, for checkpoints (strux_search_save) */
-    strux_status (*save)(const strux_search *s, strux_blob *b);
-    strux_status (*load)(strux_search *s, strux_blob *b);
+    strux_status (*save)(const strux_search *s, int64_t i0, int64_t i1, strux_blob *b);
+    strux_status (*load)(strux_search *s, int64_t i0, int64_t i1, strux_blob *b);
 };
 
 struct strux_search {
@@ -120,8 +120,11 @@ strux_status strux_label_pool_create(strux_label_pool *p, int64_t n, const strux
                                      const strux_dataset *ds);
 void strux_label_pool_free(strux_label_pool *p);
 /* Every slot's label (parts, marginals) into b, and back; load checks the slot count and caps. */
-strux_status strux_label_pool_save(const strux_label_pool *p, strux_blob *b);
-strux_status strux_label_pool_load(strux_label_pool *p, strux_blob *b);
+/* Slots [first, first + n) as bytes, and back (the count must match). */
+strux_status strux_label_pool_save(const strux_label_pool *p, int64_t first, int64_t n,
+                                   strux_blob *b);
+strux_status strux_label_pool_load(strux_label_pool *p, int64_t first, int64_t n,
+                                   strux_blob *b);
 
 /* ---- convex-hull primitives (hull.c), exposed for white-box tests ---- */
 /* Maximum of ψ on the segment p + s·(q − p), s ∈ [0, 1] (§3.7 LineMax): closed form for ψ = hg,

@@ -106,19 +106,20 @@ static double plane_dot(const cp_data *m, const plane *w, const double *u)
     return sum;
 }
 
-/* Apply weight changes dalpha of example i's planes: c_i += −(1/(λn)) Σ dα_p v_p,
- * b_i += (1/n) Σ dα_p β_p, wl follows. */
+/* Apply weight changes dalpha of example i's planes: c_i += −(v_i/(λW)) Σ dα_p a_p,
+ * b_i += (v_i/W) Σ dα_p β_p (v_i the loss weight, W = Σ v_i: n without weights), wl follows. */
 static void apply_dalpha(strux_solver *s, dual_data *d, cp_data *m, int64_t i)
 {
     strux_block_shape bs = strux_task_block_shape(s->task, s->ds, i);
     plane *W = m->W + i * m->P;
-    double *dc = d->dir, lambda_n = s->opt.lambda * d->n;
+    double v = strux_dataset_weight(s->ds, i);
+    double *dc = d->dir, lambda_n = s->opt.lambda * d->n / v;
     memset(dc, 0, (size_t)bs.p * sizeof *dc);
     int moved = 0;
     for (int32_t p = 0; p < m->n_W[i]; p++) {
         if (m->dalpha[p] == 0) continue;
         plane_axpy(m, &W[p], -m->dalpha[p] / lambda_n, dc);
-        d->b[i] += m->dalpha[p] * W[p].beta / d->n;
+        d->b[i] += v * m->dalpha[p] * W[p].beta / d->n;
         moved = 1;
     }
     if (!moved) return;
@@ -148,7 +149,8 @@ static void block_optimise(strux_solver *s, dual_data *d, cp_data *m, int64_t i,
         m->dalpha[p] = 0;
     }
     m->M[np * Mn + np] = 0;
-    double alpha0 = 1, kappa_scale = d->sigma / (s->opt.lambda * d->n);
+    double v = strux_dataset_weight(s->ds, i);
+    double alpha0 = 1, kappa_scale = d->sigma * v / (s->opt.lambda * d->n);
     for (int32_t p = 0; p < np; p++)
         alpha0 -= W[p].alpha;
     if (alpha0 < 0) alpha0 = 0;
@@ -208,6 +210,7 @@ static int evict(strux_solver *s, dual_data *d, cp_data *m, int64_t i)
 static strux_status cp_visit(strux_solver *s, dual_data *d, int64_t i)
 {
     cp_data *m = d->mdata;
+    if (!(strux_dataset_weight(s->ds, i) > 0)) return STRUX_OK; /* its loss weighs nothing */
     STRUX_TRY(strux_dual_potentials(s, d, i));
     plane *W = m->W + i * m->P;
     double xi = 0;
@@ -263,24 +266,27 @@ static strux_status compact(const strux_solver *s, cp_data *m)
     return STRUX_OK;
 }
 
-/* solver.cp_qp_passes re-optimisations of every working set, then compaction (once an epoch). */
-static strux_status cp_epoch_end(strux_solver *s, dual_data *d)
+/* solver.cp_qp_passes re-optimisations of the working sets of local examples [i0, i1) against
+ * their block's wl; the last block of the epoch compacts the pool (once an epoch). */
+static strux_status cp_epoch_end(strux_solver *s, dual_data *d, int64_t i0, int64_t i1)
 {
     cp_data *m = d->mdata;
     for (int64_t pass = 0; pass < s->opt.cp_qp_passes; pass++)
-        for (int64_t i = 0; i < s->ds->n_local; i++) {
+        for (int64_t i = i0; i < i1; i++) {
             if (m->n_W[i] == 0) continue;
             STRUX_TRY(strux_dual_potentials(s, d, i));
             block_optimise(s, d, m, i, d->rounds);
         }
-    return compact(s, m);
+    return i1 == s->ds->n_local ? compact(s, m) : STRUX_OK;
 }
 
 /* Checkpoint: per example its plane count, then each plane's header and entries. */
-static strux_status cp_save(const strux_solver *s, const dual_data *d, strux_blob *b)
+static strux_status cp_save(const strux_solver *s, const dual_data *d, int64_t i0, int64_t i1,
+                            strux_blob *b)
 {
+    (void)s;
     const cp_data *m = d->mdata;
-    for (int64_t i = 0; i < s->ds->n_local; i++) {
+    for (int64_t i = i0; i < i1; i++) {
         STRUX_TRY(strux_blob_put(b, &m->n_W[i], sizeof m->n_W[i]));
         for (int32_t p = 0; p < m->n_W[i]; p++) {
             const plane *w = &m->W[i * m->P + p];
@@ -292,11 +298,11 @@ static strux_status cp_save(const strux_solver *s, const dual_data *d, strux_blo
     return STRUX_OK;
 }
 
-static strux_status cp_load(strux_solver *s, dual_data *d, strux_blob *b)
+static strux_status cp_load(strux_solver *s, dual_data *d, int64_t i0, int64_t i1, strux_blob *b)
 {
-    cp_data *m = d->mdata;
-    m->pool_n = 0;
-    for (int64_t i = 0; i < s->ds->n_local; i++) {
+    (void)s;
+    cp_data *m = d->mdata; /* a fresh solver: its pool fills block by block */
+    for (int64_t i = i0; i < i1; i++) {
         int64_t p_i = d->off[i + 1] - d->off[i];
         STRUX_TRY(strux_blob_get(b, &m->n_W[i], sizeof m->n_W[i], "working set"));
         STRUX_CHECK(m->n_W[i] >= 0 && m->n_W[i] <= m->P, STRUX_ERR_INPUT,

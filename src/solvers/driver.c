@@ -332,8 +332,8 @@ void strux_driver_stamp_info(strux_driver *d)
     in->wall_time_s = d->wall0_s + strux_time_now() - d->t_start;
 }
 
-/* This rank's state: every hook's (tagged by name), the solver's, the search's. */
-static strux_status save_state(const strux_driver *d, strux_blob *b)
+/* The state every rank shares: every hook's (tagged by name) and the solver's global part. */
+static strux_status save_shared(const strux_driver *d, strux_blob *b)
 {
     for (int h = 0; h < d->n_hooks; h++) {
         char name[32] = {0};
@@ -341,11 +341,10 @@ static strux_status save_state(const strux_driver *d, strux_blob *b)
         STRUX_TRY(strux_blob_put(b, name, sizeof name));
         if (d->hook[h].save) STRUX_TRY(d->hook[h].save(d->hook[h].ctx, b));
     }
-    STRUX_TRY(strux_solver_save(d->p.solver, b));
-    return strux_search_save(d->p.search, b);
+    return strux_solver_save(d->p.solver, b);
 }
 
-static strux_status load_state(strux_driver *d, strux_blob *b)
+static strux_status load_shared(strux_driver *d, strux_blob *b)
 {
     for (int h = 0; h < d->n_hooks; h++) {
         char name[32];
@@ -356,57 +355,124 @@ static strux_status load_state(strux_driver *d, strux_blob *b)
                     name, d->hook[h].name);
         if (d->hook[h].load) STRUX_TRY(d->hook[h].load(d->hook[h].ctx, b));
     }
-    STRUX_TRY(strux_solver_load(d->p.solver, b));
-    return strux_search_load(d->p.search, b);
+    return strux_solver_load(d->p.solver, b);
 }
 
-/* Hands each rank's state to the checkpoint writer on rank 0 (strux_comm_collect's sink). */
-static strux_status add_rank_state(void *ctx, int rank, const void *data, size_t n)
+/* This rank's data blocks, each as a record (block id, size, the solver's and the search's state
+ * of its examples). */
+static strux_status save_blocks(const strux_driver *d, strux_blob *b)
 {
-    return strux_io_checkpoint_add(ctx, rank, data, n);
+    const strux_dataset *ds = d->p.train;
+    for (int32_t k = ds->block_lo; k < ds->block_hi; k++) {
+        int64_t i0, i1;
+        strux_dataset_block_range(ds, k, &i0, &i1);
+        STRUX_TRY(strux_blob_put(b, &k, sizeof k));
+        size_t at = b->n;
+        uint64_t size = 0;
+        STRUX_TRY(strux_blob_put(b, &size, sizeof size));
+        STRUX_TRY(strux_solver_save_examples(d->p.solver, i0, i1, b));
+        STRUX_TRY(strux_search_save(d->p.search, i0, i1, b));
+        size = (uint64_t)(b->n - at - sizeof size);
+        memcpy(b->data + at, &size, sizeof size);
+    }
+    return STRUX_OK;
+}
+
+/* strux_comm_collect's sink on rank 0: split a rank's records into the checkpoint's blobs. */
+static strux_status add_blocks(void *ctx, int rank, const void *data, size_t n)
+{
+    (void)rank;
+    const unsigned char *p = data, *end = p + n;
+    while (p < end) {
+        int32_t k;
+        uint64_t size;
+        STRUX_CHECK((size_t)(end - p) >= sizeof k + sizeof size, STRUX_ERR_INTERNAL,
+                    "truncated block record");
+        memcpy(&k, p, sizeof k);
+        memcpy(&size, p + sizeof k, sizeof size);
+        p += sizeof k + sizeof size;
+        STRUX_CHECK((uint64_t)(end - p) >= size, STRUX_ERR_INTERNAL, "truncated block record");
+        STRUX_TRY(strux_io_checkpoint_add(ctx, k, p, (size_t)size));
+        p += size;
+    }
+    return STRUX_OK;
 }
 
 strux_status strux_driver_checkpoint(strux_driver *d)
 {
     strux_comm *comm = d->p.comm;
-    strux_blob state = {0};
+    strux_blob shared = {0}, blocks = {0};
     strux_model *exported = NULL;
     strux_checkpoint_writer *w = NULL;
-    strux_status st = save_state(d, &state);
+    strux_status st = save_blocks(d, &blocks);
     if (st == STRUX_OK && strux_comm_rank(comm) == 0) {
         const strux_model *m = d->p.model;
         strux_checkpoint_info ck = {.epoch = d->epoch,
                                     .n_ranks = strux_comm_size(comm),
+                                    .n_blocks = strux_dataset_n_blocks(d->p.train),
                                     .train_s = d->train_s,
                                     .oracle_calls = d->calls};
-        st = strux_model_create(m->n_rows, m->dim, m->n_extra, &exported);
+        st = save_shared(d, &shared);
+        if (st == STRUX_OK) st = strux_model_create(m->n_rows, m->dim, m->n_extra, &exported);
         if (st == STRUX_OK) st = strux_driver_export(d, exported);
         if (st == STRUX_OK) {
             strux_driver_stamp_info(d);
-            st = strux_io_checkpoint_begin(d->opt.checkpoint, exported, d->p.info, m, &ck, &w);
+            st = strux_io_checkpoint_begin(d->opt.checkpoint, exported, d->p.info, m, &ck, &shared,
+                                           &w);
         }
     }
     st = strux_comm_agree(comm, st);
-    if (st == STRUX_OK) st = strux_comm_collect(comm, state.data, state.n, add_rank_state, w);
+    if (st == STRUX_OK) st = strux_comm_collect(comm, blocks.data, blocks.n, add_blocks, w);
     if (strux_comm_rank(comm) == 0) st = strux_io_checkpoint_end(&w, st);
     strux_model_destroy(&exported);
-    strux_blob_free(&state);
+    strux_blob_free(&shared);
+    strux_blob_free(&blocks);
     STRUX_TRY(strux_comm_agree(comm, st));
     strux_log(STRUX_LOG_INFO, "checkpoint after epoch %lld written to %s", (long long)d->epoch,
               d->opt.checkpoint);
     return STRUX_OK;
 }
 
-/* The checkpoint's curve, weights (training space), position and this rank's state. The run must
- * match the one that wrote it: same task, solver, record columns, rank count and data shard. */
+/* A blob must be read to its end: anything left was written by another strux or other options. */
+static strux_status consumed(const strux_blob *b, const char *path, const char *what)
+{
+    STRUX_CHECK(b->pos == b->n, STRUX_ERR_INPUT,
+                "%s: %zu bytes of the %s left unread (written by another strux or with other "
+                "options)",
+                path, b->n - b->pos, what);
+    return STRUX_OK;
+}
+
+/* This rank's data blocks from the checkpoint into the solver and the search. */
+static strux_status load_blocks(strux_driver *d, const char *path)
+{
+    const strux_dataset *ds = d->p.train;
+    strux_status st = STRUX_OK;
+    for (int32_t k = ds->block_lo; k < ds->block_hi && st == STRUX_OK; k++) {
+        int64_t i0, i1;
+        strux_dataset_block_range(ds, k, &i0, &i1);
+        strux_blob b = {0};
+        st = strux_io_checkpoint_read_block(path, k, &b);
+        if (st == STRUX_OK) st = strux_solver_load_examples(d->p.solver, i0, i1, &b);
+        if (st == STRUX_OK) st = strux_search_load(d->p.search, i0, i1, &b);
+        if (st == STRUX_OK) st = consumed(&b, path, "state of a data block");
+        strux_blob_free(&b);
+    }
+    return st;
+}
+
+/* The checkpoint's curve, weights (training space), position, shared state and this rank's data
+ * blocks. The run must match the one that wrote it: same task, solver, record columns and data
+ * blocks (any rank count that can share them). */
 static strux_status restore(strux_driver *d, const char *path)
 {
     strux_comm *comm = d->p.comm;
     strux_model_info *in = d->p.info;
+    const strux_dataset *ds = d->p.train;
     strux_model *m = NULL;
     strux_model_info info;
     strux_checkpoint_info ck;
-    strux_blob state = {0};
+    strux_blob shared = {0};
     strux_status st = strux_io_model_load(path, &m, &info);
     if (st == STRUX_OK &&
         (strcmp(info.task, in->task) != 0 || strcmp(info.solver, in->solver) != 0))
@@ -419,19 +485,17 @@ static strux_status restore(strux_driver *d, const char *path)
                              "%s: its training curve has %d columns, this run's %d (data.test "
                              "or the outer loop differs?)",
                              path, info.curve.n_cols, in->curve.n_cols);
-    if (st == STRUX_OK)
-        st = strux_io_checkpoint_read(path, strux_comm_rank(comm), &ck, d->p.model, &state);
-    if (st == STRUX_OK && ck.n_ranks != strux_comm_size(comm))
+    if (st == STRUX_OK) st = strux_io_checkpoint_read(path, &ck, d->p.model, &shared);
+    if (st == STRUX_OK && ck.n_blocks != strux_dataset_n_blocks(ds))
         st = strux_error_set(STRUX_ERR_CONFIG, __FILE__, __LINE__, __func__,
-                             "%s: written by %d rank(s); resume it with the same number of "
-                             "ranks (mpirun -np %d), this run has %d",
-                             path, ck.n_ranks, ck.n_ranks, strux_comm_size(comm));
-    if (st == STRUX_OK) st = load_state(d, &state);
-    if (st == STRUX_OK && state.pos != state.n)
-        st = strux_error_set(STRUX_ERR_INPUT, __FILE__, __LINE__, __func__,
-                             "%s: %zu bytes of rank %d's state left unread (written by another "
-                             "strux or with other options)",
-                             path, state.n - state.pos, strux_comm_rank(comm));
+                             "%s: written by %d rank(s) with %d data block(s); this run has %d "
+                             "block(s) on %d rank(s): resume with the same solver.blocks (with "
+                             "solver.blocks = 0 every rank is one block: mpirun -np %d)",
+                             path, ck.n_ranks, ck.n_blocks, strux_dataset_n_blocks(ds),
+                             strux_comm_size(comm), ck.n_blocks);
+    if (st == STRUX_OK) st = load_shared(d, &shared);
+    if (st == STRUX_OK) st = consumed(&shared, path, "shared state");
+    if (st == STRUX_OK) st = load_blocks(d, path);
     if (st == STRUX_OK) {
         strux_curve_free(&in->curve);
         in->curve = info.curve;
@@ -441,7 +505,7 @@ static strux_status restore(strux_driver *d, const char *path)
         d->train_s = ck.train_s;
         d->wall0_s = info.wall_time_s;
     }
-    strux_blob_free(&state);
+    strux_blob_free(&shared);
     strux_model_destroy(&m);
     strux_model_info_free(&info);
     STRUX_TRY(strux_comm_agree(comm, st));

@@ -27,8 +27,9 @@ static strux_status dual_setup(strux_solver *s)
     const strux_model *m = s->model;
     int64_t n = ds->n_local, p_max;
     int32_t S_max;
-    d->sigma = (double)strux_comm_size(s->comm);
-    d->n = (double)ds->n_global;
+    d->sigma = (double)(ds->block_hi - ds->block_lo);
+    STRUX_TRY(strux_comm_allreduce_sum(s->comm, &d->sigma, 1));
+    d->n = ds->weight_sum;
     STRUX_TRY(strux_alloc_array(&d->off, (size_t)n + 1, sizeof *d->off));
     for (int64_t i = 0; i < n; i++)
         d->off[i + 1] = d->off[i] + strux_task_block_shape(s->task, ds, i).p;
@@ -45,6 +46,8 @@ static strux_status dual_setup(strux_solver *s)
     else
         d->w = s->model;
     STRUX_TRY(strux_model_create(m->n_rows, m->dim, m->n_extra, &d->wl));
+    if (ds->block_hi - ds->block_lo > 1)
+        STRUX_TRY(strux_alloc_array(&d->acc, (size_t)m->n_w, sizeof *d->acc));
     STRUX_TRY(strux_task_pot_alloc(s->task, ds, &d->pot));
     STRUX_TRY(strux_task_label_alloc(s->task, ds, &d->truth));
     return d->method->setup ? d->method->setup(s, d) : STRUX_OK;
@@ -70,6 +73,8 @@ void strux_dual_move(strux_solver *s, dual_data *d, int64_t i, const double *dc)
 strux_status strux_dual_corner_step(strux_solver *s, dual_data *d, int64_t i)
 {
     strux_search_result answer, *r = &answer;
+    double v = strux_dataset_weight(s->ds, i);
+    if (!(v > 0)) return STRUX_OK; /* its loss weighs nothing: the block stays 0 */
     STRUX_TRY(strux_dual_potentials(s, d, i));
     STRUX_TRY(strux_dual_answer(s, d, NAN, r));
     const strux_dataset *ds = s->ds;
@@ -78,8 +83,8 @@ strux_status strux_dual_corner_step(strux_solver *s, dual_data *d, int64_t i)
     /* corner of the answer: c_s = −a/(λn), b_s = b(ŷ)/n (§4.2); dir = c_s − c_i */
     memset(dir, 0, (size_t)bs.p * sizeof *dir);
     STRUX_TRY(
-        strux_search_block_add(r, s->task, ds, i, &d->truth, -1.0 / (s->opt.lambda * d->n), dir));
-    double b_s = strux_search_intercept(r) / d->n;
+        strux_search_block_add(r, s->task, ds, i, &d->truth, -v / (s->opt.lambda * d->n), dir));
+    double b_s = v * strux_search_intercept(r) / d->n;
     for (int64_t j = 0; j < bs.p; j++)
         dir[j] -= ci[j];
     /* block gap λ(w_i − w_s)·w − b_i + b_s, with B_i^T·wl the leading potentials */
@@ -96,27 +101,49 @@ strux_status strux_dual_corner_step(strux_solver *s, dual_data *d, int64_t i)
     return STRUX_OK;
 }
 
-/* The local examples among positions [j0, j1) of the epoch's global order, H times. */
-static strux_status local_passes(strux_solver *s, dual_data *d, int64_t j0, int64_t j1)
+/* The examples of local block b ([i0, i1) locally) among positions [j0, j1) of the epoch's
+ * global order, H times, against wl; the block's epoch-end work after the last round. */
+static strux_status block_passes(strux_solver *s, dual_data *d, int64_t i0, int64_t i1, int64_t j0,
+                                 int64_t j1)
 {
     const strux_dataset *ds = s->ds;
     for (int64_t pass = 0; pass < s->opt.local_passes; pass++)
         for (int64_t j = j0; j < j1; j++) {
             int64_t i = d->perm[j] - ds->first;
-            if (i >= 0 && i < ds->n_local) STRUX_TRY(d->method->visit(s, d, i));
+            if (i >= i0 && i < i1) STRUX_TRY(d->method->visit(s, d, i));
             if (j % PROGRESS_EVERY == PROGRESS_EVERY - 1)
                 strux_solver_progress(s, j + 1, ds->n_global);
         }
+    if (j1 == ds->n_global && d->method->epoch_end) STRUX_TRY(d->method->epoch_end(s, d, i0, i1));
     return STRUX_OK;
 }
 
-/* The CoCoA+ sync: Δw_k = (wl − w)/σ′ summed over ranks, w += ΣΔw_k, wl ← w. */
+/* One round on every local block, each from the agreed w; leaves this rank's Σ Δw_k in wl (one
+ * block: Δw_k = (wl − w)/σ′ in place; several: each block's added into acc, then copied). */
+static strux_status local_round(strux_solver *s, dual_data *d, int64_t j0, int64_t j1)
+{
+    const strux_dataset *ds = s->ds;
+    int64_t n_w = d->w->n_w;
+    double *wl = d->wl->w, *w = d->w->w;
+    if (d->acc) memset(d->acc, 0, (size_t)n_w * sizeof *d->acc);
+    for (int32_t b = ds->block_lo; b < ds->block_hi; b++) {
+        if (d->acc) memcpy(wl, w, (size_t)n_w * sizeof *wl);
+        int64_t i0, i1;
+        strux_dataset_block_range(ds, b, &i0, &i1);
+        STRUX_TRY(block_passes(s, d, i0, i1, j0, j1));
+        for (int64_t k = 0; k < n_w; k++)
+            wl[k] = (wl[k] - w[k]) / d->sigma;
+        if (d->acc) strux_axpy(n_w, 1.0, wl, d->acc);
+    }
+    if (d->acc) memcpy(wl, d->acc, (size_t)n_w * sizeof *wl);
+    return STRUX_OK;
+}
+
+/* The CoCoA+ sync: the Δw_k of every block summed over ranks, w += ΣΔw_k, wl ← w. */
 static strux_status sync_round(strux_solver *s, dual_data *d)
 {
     int64_t n_w = d->w->n_w;
     double *dw = d->wl->w;
-    for (int64_t k = 0; k < n_w; k++)
-        dw[k] = (dw[k] - d->w->w[k]) / d->sigma;
     STRUX_TRY(strux_comm_allreduce_sum(s->comm, dw, n_w));
     strux_axpy(n_w, 1.0, dw, d->w->w);
     memcpy(dw, d->w->w, (size_t)n_w * sizeof *dw);
@@ -143,9 +170,7 @@ static strux_status dual_epoch(strux_solver *s)
     strux_rng_permutation(&rng, d->perm, n);
     for (int64_t j0 = 0; j0 < n; j0 += B) {
         int64_t j1 = j0 + B < n ? j0 + B : n;
-        strux_status st = local_passes(s, d, j0, j1);
-        if (st == STRUX_OK && j1 == n && d->method->epoch_end) st = d->method->epoch_end(s, d);
-        STRUX_TRY(strux_comm_agree(s->comm, st));
+        STRUX_TRY(strux_comm_agree(s->comm, local_round(s, d, j0, j1)));
         STRUX_TRY(sync_round(s, d));
     }
     return STRUX_OK;
@@ -165,40 +190,54 @@ static strux_status dual_certificate(strux_solver *s, strux_certificate *c)
     return STRUX_OK;
 }
 
-/* Checkpoint: blocks, loss shares, the iterate when it differs from the model, the round count,
- * then the method's own state. wl equals w between rounds. */
+/* Checkpoint, global part (identical on every rank): the round count and the iterate when it
+ * differs from the model. wl equals w between rounds. */
 static strux_status dual_save(const strux_solver *s, strux_blob *b)
 {
     const dual_data *d = s->data;
-    int64_t n = s->ds->n_local;
-    STRUX_TRY(strux_blob_put(b, &n, sizeof n));
-    STRUX_TRY(strux_blob_put(b, &d->off[n], sizeof d->off[n]));
-    STRUX_TRY(strux_blob_put(b, d->c, (size_t)d->off[n] * sizeof *d->c));
-    STRUX_TRY(strux_blob_put(b, d->b, (size_t)n * sizeof *d->b));
     STRUX_TRY(strux_blob_put(b, &d->rounds, sizeof d->rounds));
     if (d->w != s->model)
         STRUX_TRY(strux_blob_put(b, d->w->w, (size_t)d->w->n_w * sizeof *d->w->w));
-    return d->method->save ? d->method->save(s, d, b) : STRUX_OK;
+    return STRUX_OK;
 }
 
 static strux_status dual_load(strux_solver *s, strux_blob *b)
 {
     dual_data *d = s->data;
-    int64_t n, n_c;
-    STRUX_TRY(strux_blob_get(b, &n, sizeof n, "block count"));
-    STRUX_TRY(strux_blob_get(b, &n_c, sizeof n_c, "block size"));
-    STRUX_CHECK(n == s->ds->n_local && n_c == d->off[n], STRUX_ERR_INPUT,
-                "the checkpoint holds %lld dual blocks of %lld coefficients on this rank, this run "
-                "has %lld of %lld (a different data file or rank count)",
-                (long long)n, (long long)n_c, (long long)s->ds->n_local,
-                (long long)d->off[s->ds->n_local]);
-    STRUX_TRY(strux_blob_get(b, d->c, (size_t)n_c * sizeof *d->c, "dual blocks"));
-    STRUX_TRY(strux_blob_get(b, d->b, (size_t)n * sizeof *d->b, "loss shares"));
     STRUX_TRY(strux_blob_get(b, &d->rounds, sizeof d->rounds, "rounds"));
     if (d->w != s->model)
         STRUX_TRY(strux_blob_get(b, d->w->w, (size_t)d->w->n_w * sizeof *d->w->w, "iterate"));
     memcpy(d->wl->w, d->w->w, (size_t)d->w->n_w * sizeof *d->w->w);
-    return d->method->load ? d->method->load(s, d, b) : STRUX_OK;
+    return STRUX_OK;
+}
+
+/* Checkpoint, per data block: the dual blocks and loss shares of local examples [i0, i1), then
+ * the method's per-example state. */
+static strux_status dual_save_examples(const strux_solver *s, int64_t i0, int64_t i1, strux_blob *b)
+{
+    const dual_data *d = s->data;
+    int64_t n = i1 - i0, n_c = d->off[i1] - d->off[i0];
+    STRUX_TRY(strux_blob_put(b, &n, sizeof n));
+    STRUX_TRY(strux_blob_put(b, &n_c, sizeof n_c));
+    STRUX_TRY(strux_blob_put(b, d->c + d->off[i0], (size_t)n_c * sizeof *d->c));
+    STRUX_TRY(strux_blob_put(b, d->b + i0, (size_t)n * sizeof *d->b));
+    return d->method->save ? d->method->save(s, d, i0, i1, b) : STRUX_OK;
+}
+
+static strux_status dual_load_examples(strux_solver *s, int64_t i0, int64_t i1, strux_blob *b)
+{
+    dual_data *d = s->data;
+    int64_t n, n_c;
+    STRUX_TRY(strux_blob_get(b, &n, sizeof n, "example count"));
+    STRUX_TRY(strux_blob_get(b, &n_c, sizeof n_c, "block size"));
+    STRUX_CHECK(n == i1 - i0 && n_c == d->off[i1] - d->off[i0], STRUX_ERR_INPUT,
+                "the checkpoint holds %lld dual blocks of %lld coefficients for this data block, "
+                "this run has %lld of %lld (a different data file)",
+                (long long)n, (long long)n_c, (long long)(i1 - i0),
+                (long long)(d->off[i1] - d->off[i0]));
+    STRUX_TRY(strux_blob_get(b, d->c + d->off[i0], (size_t)n_c * sizeof *d->c, "dual blocks"));
+    STRUX_TRY(strux_blob_get(b, d->b + i0, (size_t)n * sizeof *d->b, "loss shares"));
+    return d->method->load ? d->method->load(s, d, i0, i1, b) : STRUX_OK;
 }
 
 static void dual_destroy(strux_solver *s)
@@ -212,6 +251,7 @@ static void dual_destroy(strux_solver *s)
     strux_free(&d->dir);
     strux_free(&d->X);
     strux_free(&d->perm);
+    strux_free(&d->acc);
     if (d->w != s->model) strux_model_destroy(&d->w);
     strux_model_destroy(&d->wl);
     strux_pot_free(&d->pot);
@@ -238,5 +278,7 @@ const struct strux_solver_ops strux_dual_ops = {
     .certificate = dual_certificate,
     .save = dual_save,
     .load = dual_load,
+    .save_examples = dual_save_examples,
+    .load_examples = dual_load_examples,
     .destroy = dual_destroy,
 };

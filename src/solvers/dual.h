@@ -4,12 +4,16 @@
  *     D = Σ_i b_i − (λ/2)||w||²,   w = Σ_i B_i c_i,
  * where example i's dual block is its coefficient vector c_i (task.h "Dual blocks") and its loss
  * share b_i (both already carry the 1/(λn) and 1/n factors of the corners c = −a/(λn),
- * b = b(ŷ)/n). Distribution is CoCoA+ (Ma et al., ICML 2015): an epoch visits the global
+ * b = b(ŷ)/n). With loss weights (data.weights) every n here is W = Σ v_i and example i's
+ * corners are scaled by v_i: c = −v_i·a/(λW), b = v_i·b(ŷ)/W. Distribution is CoCoA+ (Ma et al., ICML 2015): an epoch visits the global
  * examples in a permutation keyed by (seed, epoch), cut into rounds of solver.sync_every examples
- * (one round when 0); in a round each rank makes H = solver.local_passes passes over its own
- * examples of the round against its local view wl = w + σ′·Δw_k, the quadratic term of every step
- * scaled by σ′ = number of ranks, then one allreduce adds the Δw_k of all ranks (safe "adding"
- * aggregation). With one rank σ′ = 1 and wl is the serial iterate. */
+ * (one round when 0). The examples are cut into K fixed data blocks (solver.blocks, or one per
+ * rank; each rank owns whole blocks): in a round every block k makes H = solver.local_passes
+ * passes over its examples of the round against its own view wl = w + σ′·Δw_k, the quadratic
+ * term of every step scaled by σ′ = K, then one allreduce adds the Δw_k of all blocks (safe
+ * "adding" aggregation). A block's work depends only on w and its examples, so at a fixed K the
+ * trajectory does not depend on the rank count; with one block σ′ = 1 and wl is the serial
+ * iterate. */
 #ifndef STRUX_DUAL_H
 #define STRUX_DUAL_H
 
@@ -23,11 +27,14 @@ typedef struct dual_method {
     strux_status (*visit)(strux_solver *s, dual_data *d, int64_t i);
     /* optional: extra state once the engine is set up */
     strux_status (*setup)(strux_solver *s, dual_data *d);
-    /* optional: work after the last round's passes of an epoch, before its sync (against wl) */
-    strux_status (*epoch_end)(strux_solver *s, dual_data *d);
-    /* optional: state beyond the blocks, for checkpoints */
-    strux_status (*save)(const strux_solver *s, const dual_data *d, strux_blob *b);
-    strux_status (*load)(strux_solver *s, dual_data *d, strux_blob *b);
+    /* optional: work on local examples [i0, i1) of one data block after the last round's passes
+     * of an epoch, before its sync (against that block's wl) */
+    strux_status (*epoch_end)(strux_solver *s, dual_data *d, int64_t i0, int64_t i1);
+    /* optional: per-example state beyond the dual blocks of local examples [i0, i1), for
+     * checkpoints */
+    strux_status (*save)(const strux_solver *s, const dual_data *d, int64_t i0, int64_t i1,
+                         strux_blob *b);
+    strux_status (*load)(strux_solver *s, dual_data *d, int64_t i0, int64_t i1, strux_blob *b);
     void (*destroy)(dual_data *d);
 } dual_method;
 
@@ -39,8 +46,9 @@ struct dual_data {
     double *b;        /* loss shares b_i of the local examples */
     strux_model *w;   /* the agreed iterate: the solver's model, or its own when averaging */
     strux_model *wl;  /* this rank's view w + σ′·Δw during a round */
-    double sigma;     /* σ′ = ranks */
-    double n;         /* the global example count */
+    double sigma;     /* σ′ = data blocks of all ranks */
+    double *acc;      /* Σ Δw_k of this rank's blocks (only with several local blocks) */
+    double n;         /* W = Σ v_i: the global example count, or the sum of the loss weights */
     int64_t rounds;   /* syncs so far (weighted averaging) */
     int64_t *perm;    /* the global example order of the current pass */
     strux_pot pot;    /* potentials of the visited example at wl */

@@ -3,17 +3,12 @@
 #include "dual.h"
 
 static const char *const sgd_keys[] = {"solver.batch", "solver.average", NULL};
-static const char *const bcfw_keys[] = {"solver.tol", "solver.local_passes", "solver.sync_every",
-                                        "solver.weighted_average", NULL};
-static const char *const sdca_keys[] = {"solver.tol", "solver.local_passes", "solver.sync_every",
-                                        NULL};
-static const char *const cp_keys[] = {"solver.tol",
-                                      "solver.local_passes",
-                                      "solver.sync_every",
-                                      "solver.cp_eps",
-                                      "solver.cp_max_planes",
-                                      "solver.cp_qp_passes",
-                                      NULL};
+/* the CoCoA+ engine's keys (dual.c), read by every dual solver */
+#define DUAL_KEYS "solver.tol", "solver.local_passes", "solver.sync_every", "solver.blocks"
+static const char *const bcfw_keys[] = {DUAL_KEYS, "solver.weighted_average", NULL};
+static const char *const sdca_keys[] = {DUAL_KEYS, NULL};
+static const char *const cp_keys[] = {DUAL_KEYS, "solver.cp_eps", "solver.cp_max_planes",
+                                      "solver.cp_qp_passes", NULL};
 
 const strux_solver_entry strux_solver_registry[] = {
     {"sgd", strux_solver_create_sgd, 0, sgd_keys},

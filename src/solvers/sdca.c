@@ -38,8 +38,10 @@ static strux_status part_visit(strux_solver *s, dual_data *d, sdca_data *m, int6
     int32_t n_parts = strux_task_hinge_parts(s->task, &d->truth, m->sigma);
     strux_block_shape bs = strux_task_block_shape(s->task, s->ds, i);
     strux_task_block_gram(s->ds, &bs, i, d->X);
-    double xx = d->X[0], lambda_n = s->opt.lambda * d->n;
-    if (!(xx > 0)) return STRUX_OK; /* an empty row: its hinges do not depend on w */
+    /* λW/v_i: with a loss weight v_i (dual.h) the coordinate keeps its box [0, 1] and its
+     * coefficient scales, c_ik = −σ_k·v_i·α_ik/(λW) */
+    double v = strux_dataset_weight(s->ds, i), xx = d->X[0], lambda_n = s->opt.lambda * d->n / v;
+    if (!(xx > 0) || !(v > 0)) return STRUX_OK; /* hinges that do not depend on w, or weigh 0 */
     double *ci = d->c + d->off[i], *dir = d->dir;
     memset(dir, 0, (size_t)bs.p * sizeof *dir);
     int moved = 0;
@@ -51,7 +53,7 @@ static strux_status part_visit(strux_solver *s, dual_data *d, sdca_data *m, int6
         if (a_new == alpha) continue;
         dir[k] = -(a_new - alpha) * sk / lambda_n;
         ci[k] += dir[k];
-        d->b[i] += (a_new - alpha) / d->n;
+        d->b[i] += v * (a_new - alpha) / d->n;
         moved = 1;
     }
     if (moved) strux_dual_move(s, d, i, dir);

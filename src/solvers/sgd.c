@@ -1,7 +1,9 @@
 /* solvers/sgd.c - Pegasos-style stochastic subgradient descent with global mini-batches
  * (slack_bicriteria.md §4.1; Shalev-Shwartz et al., Pegasos, 2007/2011):
  *     w ← (1 − η_t λ)·w − (η_t/B)·Σ_{i∈batch} ∂ℓ_i(w),   η_t = 1/(λ t),
- * with ∂ℓ_i = ψ_h·Δφ_i(ŷ) at the search's answer ŷ (§1.8). The example order is a permutation of
+ * with ∂ℓ_i = ψ_h·Δφ_i(ŷ) at the search's answer ŷ (§1.8); with loss weights v_i (data.weights)
+ * each subgradient is weighted by v_i and the batch mean by n/W, an unbiased estimate of the
+ * gradient of (1/W)·Σ v_i ℓ_i. The example order is a permutation of
  * the global indices drawn from (seed, epoch), identical on every rank; each rank sums the
  * subgradients of the batch members it owns and one allreduce per step adds them, so -np 1, 2, 4
  * follow the same trajectory up to floating-point summation order. With solver.average the model
@@ -49,7 +51,8 @@ static strux_status batch_subgradient(strux_solver *s, sgd_data *d, int64_t b0, 
         STRUX_TRY(strux_task_potentials(s->task, d->w, ds, i, &d->pot));
         STRUX_TRY(strux_task_truth(s->task, ds, i, &d->truth));
         STRUX_TRY(strux_search_run(s->search, s->task, &d->pot, &d->truth, &r));
-        STRUX_TRY(strux_search_add_subgradient(&r, s->task, ds, i, &d->truth, 1.0, d->G));
+        STRUX_TRY(strux_search_add_subgradient(&r, s->task, ds, i, &d->truth,
+                                               strux_dataset_weight(ds, i), d->G));
     }
     return STRUX_OK;
 }
@@ -72,7 +75,7 @@ static strux_status sgd_epoch(strux_solver *s)
         d->t++;
         double eta = 1.0 / (lambda * (double)d->t);
         strux_scal(n_w, 1.0 - eta * lambda, d->w->w);
-        strux_axpy(n_w, -eta / (double)(b1 - b0), d->G, d->w->w);
+        strux_axpy(n_w, -eta * (double)n / (s->ds->weight_sum * (double)(b1 - b0)), d->G, d->w->w);
         steps++;
         strux_solver_progress(s, b1, n);
         if (s->opt.average) /* running mean of this epoch's iterates */

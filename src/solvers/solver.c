@@ -48,6 +48,12 @@ const strux_opt_spec strux_solver_opt_specs[] = {
      "examples (over all ranks) per CoCoA+ round: an allreduce of Δw "
      "after every this many examples of the epoch's order; smaller rounds bring -np > 1 closer "
      "to the serial trajectory at one model-sized allreduce each (0: one round per epoch)"},
+    {"solver.blocks", STRUX_OPT_INT, offsetof(strux_solver_options, blocks), "0", 0, 1e6, NULL,
+     NULL,
+     "data blocks of the CoCoA+ rounds: the examples are cut into this many fixed blocks "
+     "(balanced by non-zeros) that the ranks share whole, so at a fixed value every rank count "
+     "that divides among them (np ≤ blocks) follows one trajectory and a checkpoint resumes at "
+     "any of them; 0: one block per rank (the trajectory then depends on the rank count)"},
     {"solver.weighted_average", STRUX_OPT_BOOL, offsetof(strux_solver_options, weighted_average),
      "false", 0, 0, NULL, NULL,
      "export BCFW's weighted average w̄ ← (t·w̄ + 2·w)/(t + 2) over rounds t (Lacoste-Julien et "
@@ -255,6 +261,17 @@ strux_status strux_solver_save(const strux_solver *s, strux_blob *b)
     return s->ops->save ? s->ops->save(s, b) : STRUX_OK;
 }
 
+strux_status strux_solver_save_examples(const strux_solver *s, int64_t i0, int64_t i1,
+                                        strux_blob *b)
+{
+    return s->ops->save_examples ? s->ops->save_examples(s, i0, i1, b) : STRUX_OK;
+}
+
+strux_status strux_solver_load_examples(strux_solver *s, int64_t i0, int64_t i1, strux_blob *b)
+{
+    return s->ops->load_examples ? s->ops->load_examples(s, i0, i1, b) : STRUX_OK;
+}
+
 strux_status strux_solver_load(strux_solver *s, strux_blob *b)
 {
     char name[32];
@@ -285,14 +302,14 @@ strux_status strux_objective_primal(strux_task *t, strux_search *s, const strux_
         STRUX_TRY_GOTO(st, strux_task_potentials(t, m, ds, i, &pot), done);
         STRUX_TRY_GOTO(st, strux_task_truth(t, ds, i, &truth), done);
         STRUX_TRY_GOTO(st, strux_search_run(s, t, &pot, &truth, &r), done);
-        sum += r.psi > 0 ? r.psi : 0; /* y = y_i scores ψ(0, 0) = 0, so ℓ_i ≥ 0 */
+        sum += strux_dataset_weight(ds, i) * (r.psi > 0 ? r.psi : 0); /* ψ(y_i) = 0: ℓ_i ≥ 0 */
     }
 done:
     strux_pot_free(&pot);
     strux_label_free(&truth);
     STRUX_TRY(strux_comm_agree(comm, st));
     STRUX_TRY(strux_comm_allreduce_sum(comm, &sum, 1));
-    c->loss = sum / (double)ds->n_global;
+    c->loss = sum / ds->weight_sum;
     c->primal = 0.5 * lambda * strux_model_norm2(m) + c->loss;
     c->dual = NAN;
     c->gap = NAN;

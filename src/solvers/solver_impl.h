@@ -9,9 +9,12 @@ struct strux_solver_ops {
     strux_status (*epoch)(strux_solver *s);
     /* optional: dual and gap; the primal is strux_objective_primal */
     strux_status (*certificate)(strux_solver *s, strux_certificate *c);
-    /* checkpoint state beyond the model and the epoch count */
+    /* checkpoint state beyond the model and the epoch count: the global part (identical on
+     * every rank) and the per-example part of local examples [i0, i1) (one data block) */
     strux_status (*save)(const strux_solver *s, strux_blob *b);
     strux_status (*load)(strux_solver *s, strux_blob *b);
+    strux_status (*save_examples)(const strux_solver *s, int64_t i0, int64_t i1, strux_blob *b);
+    strux_status (*load_examples)(strux_solver *s, int64_t i0, int64_t i1, strux_blob *b);
     /* optional: adapt the state to a new λ before it takes effect (s->opt.lambda is the old) */
     void (*set_lambda)(strux_solver *s, double lambda);
     void (*destroy)(strux_solver *s);

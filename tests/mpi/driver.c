@@ -151,6 +151,7 @@ static strux_status run_start(strux_comm *c, run *r, double lambda, int with_hoo
     strux_driver_options dopt = {
         .epochs = 1000, .tol = TOL, .certify_every = 1, .checkpoint = ckpt};
     strux_driver_parts parts = {.comm = c,
+                                .train = r->ds,
                                 .task = r->task,
                                 .search = r->search,
                                 .solver = r->solver,

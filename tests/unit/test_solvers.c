@@ -125,12 +125,20 @@ static void check_round_trip(const problem *p, const char *solver, strux_dataset
     run_open(&b, p, solver, ds);
     for (int e = 0; e < 3; e++)
         assert_strux_ok(strux_solver_epoch(a.sv));
+    /* the global part, then the examples in two ranges (as two data blocks would be) */
+    int64_t n = ds->n_local, h = n / 2;
     strux_blob blob = {0};
     assert_strux_ok(strux_solver_save(a.sv, &blob));
-    assert_strux_ok(strux_search_save(a.s, &blob));
+    assert_strux_ok(strux_solver_save_examples(a.sv, 0, h, &blob));
+    assert_strux_ok(strux_search_save(a.s, 0, h, &blob));
+    assert_strux_ok(strux_solver_save_examples(a.sv, h, n, &blob));
+    assert_strux_ok(strux_search_save(a.s, h, n, &blob));
     assert_strux_ok(strux_model_copy(b.m, a.m));
     assert_strux_ok(strux_solver_load(b.sv, &blob));
-    assert_strux_ok(strux_search_load(b.s, &blob));
+    assert_strux_ok(strux_solver_load_examples(b.sv, 0, h, &blob));
+    assert_strux_ok(strux_search_load(b.s, 0, h, &blob));
+    assert_strux_ok(strux_solver_load_examples(b.sv, h, n, &blob));
+    assert_strux_ok(strux_search_load(b.s, h, n, &blob));
     assert_int_equal(blob.pos, blob.n);
     assert_int_equal(strux_solver_epochs_done(b.sv), 3);
     for (int e = 0; e < 2; e++) {
@@ -142,7 +150,8 @@ static void check_round_trip(const problem *p, const char *solver, strux_dataset
     blob.pos = 0;
     blob.n /= 2;
     strux_status st = strux_solver_load(b.sv, &blob);
-    if (st == STRUX_OK) st = strux_search_load(b.s, &blob);
+    if (st == STRUX_OK) st = strux_solver_load_examples(b.sv, 0, n, &blob);
+    if (st == STRUX_OK) st = strux_search_load(b.s, 0, n, &blob);
     if (strcmp(solver, "sgd") != 0 || strcmp(p->surrogate, "slack") == 0)
         assert_int_not_equal(st, STRUX_OK);
     strux_blob_free(&blob);
