@@ -23,32 +23,32 @@
 #define STRUX_HIERARCHY_VIRTUAL_ROOT_ID (-1)
 
 typedef struct strux_hierarchy {
-    char *path;             /* where the edges came from (messages) */
-    int32_t n_nodes;        /* M, virtual nodes included; node 0 is the root */
-    int64_t n_edges;        /* distinct edges, virtual ones included (= parent_ptr[M]) */
-    int64_t *node_id;       /* [M] file id of each node; < 0 for virtual nodes: the root −1,
-                               the stop leaf of file node p is −2 − p */
-    int64_t *parent_ptr;    /* [M+1] parents of k are parent_idx[parent_ptr[k]..parent_ptr[k+1]) */
-    int32_t *parent_idx;    /* ascending node indices, each < k */
-    int64_t *parent_line;   /* [n_edges] 1-based source line of each parent edge, 0 if virtual */
-    int64_t *child_ptr;     /* [M+1] children of k are child_idx[child_ptr[k]..child_ptr[k+1]) */
-    int32_t *child_idx;     /* ascending node indices, each > k */
-    int32_t n_leaves;       /* |ℒ|: nodes with no child */
-    int32_t *leaves;        /* [n_leaves] ascending node indices */
-    int32_t *leaf_pos;      /* [M] position of node k in leaves, or −1 for internal nodes */
-    int64_t *anc_ptr;       /* [n_leaves+1] Ā(l) of leaves[i] is anc_idx[anc_ptr[i]..anc_ptr[i+1]) */
-    int32_t *anc_idx;       /* ascending node indices: every ancestor of the leaf and the leaf */
-    int32_t *depth;         /* [M] nodes on the longest path from the root to k (root: 1) */
-    int32_t *height;        /* [M] nodes on the longest path from k down to a leaf (leaf: 1) */
-    int32_t *stop_leaf;     /* [M] index of the stop leaf under k, or −1 */
-    int32_t max_depth;      /* D = max depth (the root's height) */
-    int32_t max_children;   /* largest number of children of one node */
-    int32_t n_stop;         /* virtual stop leaves */
-    int is_tree;            /* 1 if every node but the root has exactly one parent */
-    int virtual_root;       /* 1 if node 0 was added over several sources */
-    int32_t n_sources;      /* parentless file nodes (1 unless virtual_root) */
-    int32_t multi_parent;   /* a node with two or more parents (smallest index), −1 on trees */
-    int64_t n_duplicates;   /* repeated edges dropped (the caller logs a warning) */
+    char *path;           /* where the edges came from (messages) */
+    int32_t n_nodes;      /* M, virtual nodes included; node 0 is the root */
+    int64_t n_edges;      /* distinct edges, virtual ones included (= parent_ptr[M]) */
+    int64_t *node_id;     /* [M] file id of each node; < 0 for virtual nodes: the root −1,
+                             the stop leaf of file node p is −2 − p */
+    int64_t *parent_ptr;  /* [M+1] parents of k are parent_idx[parent_ptr[k]..parent_ptr[k+1]) */
+    int32_t *parent_idx;  /* ascending node indices, each < k */
+    int64_t *parent_line; /* [n_edges] 1-based source line of each parent edge, 0 if virtual */
+    int64_t *child_ptr;   /* [M+1] children of k are child_idx[child_ptr[k]..child_ptr[k+1]) */
+    int32_t *child_idx;   /* ascending node indices, each > k */
+    int32_t n_leaves;     /* |ℒ|: nodes with no child */
+    int32_t *leaves;      /* [n_leaves] ascending node indices */
+    int32_t *leaf_pos;    /* [M] position of node k in leaves, or −1 for internal nodes */
+    int64_t *anc_ptr;     /* [n_leaves+1] Ā(l) of leaves[i] is anc_idx[anc_ptr[i]..anc_ptr[i+1]) */
+    int32_t *anc_idx;     /* ascending node indices: every ancestor of the leaf and the leaf */
+    int32_t *depth;       /* [M] nodes on the longest path from the root to k (root: 1) */
+    int32_t *height;      /* [M] nodes on the longest path from k down to a leaf (leaf: 1) */
+    int32_t *stop_leaf;   /* [M] index of the stop leaf under k, or −1 */
+    int32_t max_depth;    /* D = max depth (the root's height) */
+    int32_t max_children; /* largest number of children of one node */
+    int32_t n_stop;       /* virtual stop leaves */
+    int is_tree;          /* 1 if every node but the root has exactly one parent */
+    int virtual_root;     /* 1 if node 0 was added over several sources */
+    int32_t n_sources;    /* parentless file nodes (1 unless virtual_root) */
+    int32_t multi_parent; /* a node with two or more parents (smallest index), −1 on trees */
+    int64_t n_duplicates; /* repeated edges dropped (the caller logs a warning) */
     int64_t duplicate_line; /* line of the first repeated edge, 0 if none */
     int32_t n_file;         /* nodes with a file id (not virtual) */
     int64_t *find_id;       /* [n_file] the file ids ascending (strux_hierarchy_find) */
@@ -123,8 +123,8 @@ typedef enum strux_alpha_program {
 
 typedef struct strux_alpha_options {
     strux_alpha_program program;
-    double rho;            /* ρ > 1 of (6.6); must be 2 on DAGs and for RHO_DIRECTIONAL */
-    double dag_t;          /* T ≥ 1 of (6.8): 1 ≤ Σ_{Ā(l)} α ≤ T on DAGs; trees use equality */
+    double rho;   /* ρ > 1 of (6.6); must be 2 on DAGs and for RHO_DIRECTIONAL */
+    double dag_t; /* T ≥ 1 of (6.8): 1 ≤ Σ_{Ā(l)} α ≤ T on DAGs; trees use equality */
     strux_alpha_root root; /* A10 */
 } strux_alpha_options;
 
@@ -151,8 +151,8 @@ strux_status strux_alpha_height_tree(const strux_hierarchy *h, strux_alpha_root 
  * α_n ≥ floor for every node (α_root = 0 under ROOT_ZERO), and α_child ≥ α_parent on every edge
  * when directional. Solved by Hildreth's dual coordinate ascent (spec §3.3) followed by an exact
  * active-set step: the constraints tight at Hildreth's point are solved as equalities (projection
- * of 0 on their affine set, a dense pivoted Cholesky on the active rows) and the result is kept when
- * it is feasible. Small dense problems are thus solved to rounding error; above
+ * of 0 on their affine set, a dense pivoted Cholesky on the active rows) and the result is kept
+ * when it is feasible. Small dense problems are thus solved to rounding error; above
  * STRUX_ALPHA_QP_DENSE_MAX active rows Hildreth's answer (violation ≤ 1e-10) is returned.
  * *sweeps (may be NULL) gets Hildreth's sweep count. STRUX_ERR_NUMERIC if the constraints are
  * infeasible (Hildreth diverges or stalls), STRUX_ERR_NOMEM. */

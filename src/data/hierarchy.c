@@ -43,8 +43,10 @@ static int32_t find_sorted(const int64_t *ids, int32_t n, int64_t id)
     int32_t lo = 0, hi = n;
     while (lo < hi) {
         int32_t mid = lo + (hi - lo) / 2;
-        if (ids[mid] < id) lo = mid + 1;
-        else hi = mid;
+        if (ids[mid] < id)
+            lo = mid + 1;
+        else
+            hi = mid;
     }
     return lo < n && ids[lo] == id ? lo : -1;
 }
@@ -118,7 +120,8 @@ static strux_status build(const char *path, int32_t M, int64_t **node_id, int64_
         h->parent_line[q] = eline[e];
     }
     memcpy(fill, h->child_ptr, ((size_t)M + 1) * sizeof *fill);
-    for (int64_t e = 0; e < E; e++) h->child_idx[fill[ep[e]]++] = ec[e];
+    for (int64_t e = 0; e < E; e++)
+        h->child_idx[fill[ep[e]]++] = ec[e];
     /* sort each node's lists (insertion sort: lists are short and usually sorted already) */
     for (int32_t k = 0; k < M; k++) {
         for (int64_t q = h->parent_ptr[k] + 1; q < h->parent_ptr[k + 1]; q++) {
@@ -171,7 +174,8 @@ static strux_status build(const char *path, int32_t M, int64_t **node_id, int64_
     STRUX_TRY_GOTO(st, strux_alloc_array(&h->anc_ptr, (size_t)h->n_leaves + 1, sizeof(int64_t)),
                    done);
     for (int pass = 0; pass < 2; pass++) {
-        for (int32_t k = 0; k < M; k++) stamp[k] = -1;
+        for (int32_t k = 0; k < M; k++)
+            stamp[k] = -1;
         for (int32_t i = 0; i < h->n_leaves; i++) {
             int32_t top = 0, n = 0;
             stack[top++] = h->leaves[i];
@@ -190,18 +194,20 @@ static strux_status build(const char *path, int32_t M, int64_t **node_id, int64_
             }
             if (pass)
                 qsort(h->anc_idx + h->anc_ptr[i], (size_t)n, sizeof(int32_t), cmp_i32);
-            else h->anc_ptr[i + 1] = h->anc_ptr[i] + n;
+            else
+                h->anc_ptr[i + 1] = h->anc_ptr[i] + n;
         }
         if (!pass)
-            STRUX_TRY_GOTO(st,
-                           strux_alloc_array(&h->anc_idx, (size_t)h->anc_ptr[h->n_leaves],
-                                             sizeof(int32_t)),
-                           done);
+            STRUX_TRY_GOTO(
+                st,
+                strux_alloc_array(&h->anc_idx, (size_t)h->anc_ptr[h->n_leaves], sizeof(int32_t)),
+                done);
     }
 
     /* lookup table of file ids (virtual nodes are not looked up) */
     int32_t n_file = 0;
-    for (int32_t k = 0; k < M; k++) n_file += h->node_id[k] >= 0;
+    for (int32_t k = 0; k < M; k++)
+        n_file += h->node_id[k] >= 0;
     STRUX_TRY_GOTO(st, strux_alloc_array(&h->find_id, (size_t)n_file, sizeof(int64_t)), done);
     STRUX_TRY_GOTO(st, strux_alloc_array(&h->find_idx, (size_t)n_file, sizeof(int32_t)), done);
     for (int32_t k = 0, i = 0; k < M; k++)
@@ -238,8 +244,10 @@ static strux_status report_cycle(const char *path, int32_t n, const int64_t *ids
                                  const unsigned char *rem, int32_t *seq, int32_t *pos)
 {
     int32_t v = 0;
-    while (!rem[v]) v++;
-    for (int32_t u = 0; u < n; u++) pos[u] = -1;
+    while (!rem[v])
+        v++;
+    for (int32_t u = 0; u < n; u++)
+        pos[u] = -1;
     int32_t len = 0;
     while (pos[v] < 0) {
         pos[v] = len;
@@ -366,9 +374,11 @@ strux_status strux_hierarchy_from_edges(const char *path, int64_t n_edges, const
         ch_ptr[u + 1] += ch_ptr[u];
     }
     memcpy(fill, par_ptr, ((size_t)n + 1) * sizeof *fill);
-    for (int64_t e = 0; e < E; e++) par_edge[fill[ev[e]]++] = e;
+    for (int64_t e = 0; e < E; e++)
+        par_edge[fill[ev[e]]++] = e;
     memcpy(fill, ch_ptr, ((size_t)n + 1) * sizeof *fill);
-    for (int64_t e = 0; e < E; e++) ch_edge[fill[eu[e]]++] = e;
+    for (int64_t e = 0; e < E; e++)
+        ch_edge[fill[eu[e]]++] = e;
 
     /* Kahn's topological sort, FIFO from the sources in id order; longest-path depth on the way */
     STRUX_TRY_GOTO(st, strux_alloc_array(&indeg, (size_t)n, sizeof(int32_t)), done);
@@ -394,7 +404,8 @@ strux_status strux_hierarchy_from_edges(const char *path, int64_t n_edges, const
     if (tail < n) {
         STRUX_TRY_GOTO(st, strux_alloc_array(&rem, (size_t)n, 1), done);
         STRUX_TRY_GOTO(st, strux_alloc_array(&seq, (size_t)n, sizeof(int32_t)), done);
-        for (int32_t u = 0; u < n; u++) rem[u] = indeg[u] > 0;
+        for (int32_t u = 0; u < n; u++)
+            rem[u] = indeg[u] > 0;
         /* order, no longer needed, is the pos scratch */
         st = report_cycle(path, n, ids, edges, eu, par_ptr, par_edge, rem, seq, order);
         goto done;
@@ -411,18 +422,21 @@ strux_status strux_hierarchy_from_edges(const char *path, int64_t n_edges, const
         /* counting sort by depth, stable in id order */
         int64_t *cnt = fill; /* n + 1 ≥ max_dep + 1 entries */
         memset(cnt, 0, ((size_t)n + 1) * sizeof *cnt);
-        for (int32_t u = 0; u < n; u++) cnt[dep[u]]++;
+        for (int32_t u = 0; u < n; u++)
+            cnt[dep[u]]++;
         int64_t acc = vroot;
         for (int32_t d = 1; d <= max_dep; d++) {
             int64_t c = cnt[d];
             cnt[d] = acc;
             acc += c;
         }
-        for (int32_t u = 0; u < n; u++) newpos[u] = (int32_t)cnt[dep[u]]++;
+        for (int32_t u = 0; u < n; u++)
+            newpos[u] = (int32_t)cnt[dep[u]]++;
     }
     STRUX_TRY_GOTO(st, strux_alloc_array(&node_id, (size_t)M, sizeof(int64_t)), done);
     if (vroot) node_id[0] = STRUX_HIERARCHY_VIRTUAL_ROOT_ID;
-    for (int32_t u = 0; u < n; u++) node_id[newpos[u]] = ids[u];
+    for (int32_t u = 0; u < n; u++)
+        node_id[newpos[u]] = ids[u];
     int64_t E_all = E + (vroot ? n_src : 0);
     STRUX_TRY_GOTO(st, strux_alloc_array(&ep, (size_t)E_all, sizeof(int32_t)), done);
     STRUX_TRY_GOTO(st, strux_alloc_array(&ec, (size_t)E_all, sizeof(int32_t)), done);
@@ -526,7 +540,8 @@ strux_status strux_hierarchy_closure(const strux_hierarchy *h, const char *path,
     for (int64_t i = 0; i < n_ids; i++) {
         int32_t k = strux_hierarchy_find(h, ids[i]);
         if (k < 0) {
-            for (int32_t j = 0; j < n; j++) mark[out[j]] = 0;
+            for (int32_t j = 0; j < n; j++)
+                mark[out[j]] = 0;
             *n_out = 0;
             return strux_error_set(STRUX_ERR_INPUT, __FILE__, __LINE__, __func__,
                                    "%s:%" PRId64 ": label %" PRId64
@@ -560,7 +575,8 @@ strux_status strux_hierarchy_closure(const strux_hierarchy *h, const char *path,
             if (mark[k] == 1 && h->stop_leaf[k] >= 0) out[n++] = h->stop_leaf[k];
         }
     }
-    for (int32_t j = 0; j < n; j++) mark[out[j]] = 0;
+    for (int32_t j = 0; j < n; j++)
+        mark[out[j]] = 0;
     qsort(out, (size_t)n, sizeof(int32_t), cmp_i32);
     *n_out = n;
     return STRUX_OK;
@@ -569,14 +585,16 @@ strux_status strux_hierarchy_closure(const strux_hierarchy *h, const char *path,
 void strux_hierarchy_most_specific(const strux_hierarchy *h, int32_t n, const int32_t *set,
                                    unsigned char *mark, int32_t *out, int32_t *n_out)
 {
-    for (int32_t j = 0; j < n; j++) mark[set[j]] = 1;
+    for (int32_t j = 0; j < n; j++)
+        mark[set[j]] = 1;
     for (int32_t j = 0; j < n; j++)
         for (int64_t q = h->parent_ptr[set[j]]; q < h->parent_ptr[set[j] + 1]; q++)
             if (mark[h->parent_idx[q]]) mark[h->parent_idx[q]] = 2;
     int32_t m = 0;
     for (int32_t j = 0; j < n; j++)
         if (mark[set[j]] == 1) out[m++] = set[j];
-    for (int32_t j = 0; j < n; j++) mark[set[j]] = 0;
+    for (int32_t j = 0; j < n; j++)
+        mark[set[j]] = 0;
     *n_out = m;
 }
 
@@ -595,8 +613,8 @@ strux_status strux_hierarchy_add_stop_leaves(strux_hierarchy *h, int32_t n, cons
                          "%s: stop leaf requested under node index %" PRId32 " of %" PRId32,
                          h->path, k, M);
         STRUX_CHECK_GOTO(st, h->child_ptr[k + 1] > h->child_ptr[k], STRUX_ERR_INPUT, done,
-                         "%s: stop leaf requested under node %" PRId64 ", which is a leaf",
-                         h->path, strux_hierarchy_print_id(h, k));
+                         "%s: stop leaf requested under node %" PRId64 ", which is a leaf", h->path,
+                         strux_hierarchy_print_id(h, k));
         STRUX_CHECK_GOTO(st, h->node_id[k] >= 0, STRUX_ERR_INPUT, done,
                          "%s: stop leaf requested under a virtual node", h->path);
         if (stop[k] < 0) stop[k] = M + add++;
@@ -624,7 +642,8 @@ strux_status strux_hierarchy_add_stop_leaves(strux_hierarchy *h, int32_t n, cons
             eline[e++] = 0;
         }
     STRUX_TRY_GOTO(st, build(h->path, M2, &node_id, E2, ep, ec, eline, &g), done);
-    for (int32_t k = 0; k < M; k++) g->stop_leaf[k] = stop[k];
+    for (int32_t k = 0; k < M; k++)
+        g->stop_leaf[k] = stop[k];
     g->n_stop = h->n_stop + add;
     g->virtual_root = h->virtual_root;
     g->n_sources = h->n_sources;
