@@ -156,7 +156,7 @@ strux_status strux_alpha_height_tree(const strux_hierarchy *h, strux_alpha_root 
  * STRUX_ALPHA_QP_DENSE_MAX active rows Hildreth's answer (violation ≤ 1e-10) is returned.
  * *sweeps (may be NULL) gets Hildreth's sweep count. STRUX_ERR_NUMERIC if the constraints are
  * infeasible (Hildreth diverges or stalls), STRUX_ERR_NOMEM. */
-#define STRUX_ALPHA_QP_DENSE_MAX 2000
+#define STRUX_ALPHA_QP_DENSE_MAX 600
 strux_status strux_alpha_qp(const strux_hierarchy *h, double t, double floor, int directional,
                             strux_alpha_root root, double *alpha, int64_t *sweeps);
 

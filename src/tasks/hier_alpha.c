@@ -1,0 +1,440 @@
+/* tasks/hier_alpha.c - node weights α of normalised hierarchical models (hierarchical.md §3) and
+ * the shared-Frobenius α update of SSVM (§4.2). Implements the α part of hierarchy.h, in this
+ * order: root handling (A10), the §3.1 ρ closed form and §3.2 height rule on trees, the §3.3
+ * min-Σα² QP (Hildreth's dual coordinate ascent, then an exact active-set step), the max-min LP
+ * phase 1 through strux/lp.h, the program dispatcher, and the corrected Algorithm 5 (A1). Runs on
+ * one rank; broadcasting α is the caller's. Does not do the DAG extension of Algorithm 5 (§4.3). */
+#include "strux/hierarchy.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <string.h>
+
+#include "strux/lp.h"
+
+/* Hildreth stops when no multiplier moved more than this in a sweep (spec §3.3: 1e-12) ... */
+#define QP_DMU_TOL 1e-13
+/* ... or after this many sweeps, accepted only with violation ≤ QP_VIOL_OK. */
+#define QP_MAX_SWEEPS 200000
+#define QP_VIOL_OK 1e-8
+/* A row counts as active for the exact step when its slack at Hildreth's point is below this. */
+#define QP_ACTIVE_TOL 1e-9
+/* The exact step's point is kept when it violates no row by more than this (absolute: α ≤ 1). */
+#define QP_FEAS_TOL 1e-11
+/* Gram-Schmidt drops an active row whose residual is below this fraction of its norm
+ * (linearly dependent on the rows before it). */
+#define QP_DEP_TOL 1e-10
+
+strux_alpha_root strux_alpha_root_resolve(const strux_hierarchy *h, strux_alpha_root root)
+{
+    if (root != STRUX_ALPHA_ROOT_AUTO) return root;
+    return h->is_tree && !h->virtual_root ? STRUX_ALPHA_ROOT_FREE : STRUX_ALPHA_ROOT_ZERO;
+}
+
+static strux_status need_tree(const strux_hierarchy *h, const char *what)
+{
+    STRUX_CHECK(h->is_tree, STRUX_ERR_CONFIG,
+                "%s needs a tree, but node %" PRId64 " of %s has %" PRId64 " parents", what,
+                strux_hierarchy_print_id(h, h->multi_parent), h->path,
+                h->parent_ptr[h->multi_parent + 1] - h->parent_ptr[h->multi_parent]);
+    return STRUX_OK;
+}
+
+strux_status strux_alpha_rho_tree(const strux_hierarchy *h, double rho, strux_alpha_root root,
+                                  double *alpha)
+{
+    STRUX_TRY(need_tree(h, "the ρ closed form of the α program"));
+    STRUX_CHECK(rho > 1 && isfinite(rho), STRUX_ERR_CONFIG, "task.rho = %g: ρ must be > 1", rho);
+    root = strux_alpha_root_resolve(h, root);
+    int32_t M = h->n_nodes;
+    double *q = NULL;
+    STRUX_TRY(strux_alloc_array(&q, (size_t)M, sizeof *q));
+    /* bottom-up: q_n with f(n, b) = q_n b^ρ, split fraction k_n (kept in alpha) */
+    for (int32_t n = M - 1; n >= 0; n--) {
+        if (h->child_ptr[n + 1] == h->child_ptr[n]) {
+            q[n] = 1;
+            alpha[n] = 1;
+            continue;
+        }
+        double Q = 0;
+        for (int64_t c = h->child_ptr[n]; c < h->child_ptr[n + 1]; c++) Q += q[h->child_idx[c]];
+        double k = 1 / (1 + exp(-log(Q) / (rho - 1))); /* t/(1+t), t = Q^{1/(ρ−1)} */
+        if (n == 0 && root == STRUX_ALPHA_ROOT_ZERO) k = 0;
+        alpha[n] = k;
+        q[n] = pow(k, rho) + Q * pow(1 - k, rho);
+    }
+    /* top-down: budgets b (reusing q), α_n = k_n b_n, b_child = (1 − k_n) b_n */
+    q[0] = 1;
+    for (int32_t n = 0; n < M; n++) {
+        double k = alpha[n];
+        alpha[n] = k * q[n];
+        for (int64_t c = h->child_ptr[n]; c < h->child_ptr[n + 1]; c++)
+            q[h->child_idx[c]] = (1 - k) * q[n];
+    }
+    strux_free(&q);
+    return STRUX_OK;
+}
+
+strux_status strux_alpha_height_tree(const strux_hierarchy *h, strux_alpha_root root,
+                                     double *alpha)
+{
+    STRUX_TRY(need_tree(h, "the height rule of the max-min α program"));
+    root = strux_alpha_root_resolve(h, root);
+    /* top-down with budget b_n = α_n·h(n); a child gets b_p − α_p = α_p (h(p) − 1) */
+    int zero = root == STRUX_ALPHA_ROOT_ZERO;
+    for (int32_t n = 0; n < h->n_nodes; n++) {
+        double b = 1;
+        if (n > 0) {
+            int32_t p = h->parent_idx[h->parent_ptr[n]];
+            b = p == 0 && zero ? 1 : alpha[p] * (h->height[p] - 1);
+        }
+        alpha[n] = n == 0 && zero ? 0 : b / h->height[n];
+    }
+    return STRUX_OK;
+}
+
+/* Constraint rows g_j·α ≥ b_j (eq: = b_j) of the QP, sparse. */
+struct qp {
+    int32_t M;
+    int64_t n_rows, nnz;
+    int64_t *ptr; /* [n_rows+1] */
+    int32_t *idx;
+    double *val;
+    double *b;       /* right-hand sides */
+    double *norm2;   /* ‖g_j‖² */
+    unsigned char *eq;
+};
+
+static void qp_free(struct qp *P)
+{
+    strux_free(&P->ptr);
+    strux_free(&P->idx);
+    strux_free(&P->val);
+    strux_free(&P->b);
+    strux_free(&P->norm2);
+    strux_free(&P->eq);
+}
+
+/* Rows of the QP, counted (fill = 0) or written (fill = 1). */
+static void qp_rows(const strux_hierarchy *h, double t, double floor, int directional, int zero_root,
+                    struct qp *P, int fill)
+{
+    int64_t r = 0, z = 0;
+#define ROW_START()                                                                                \
+    do {                                                                                           \
+        if (fill) P->ptr[r] = z;                                                                   \
+    } while (0)
+#define ENTRY(k, v)                                                                                \
+    do {                                                                                           \
+        if (fill) {                                                                                \
+            P->idx[z] = (k);                                                                       \
+            P->val[z] = (v);                                                                       \
+        }                                                                                          \
+        z++;                                                                                       \
+    } while (0)
+#define ROW_END(rhs, is_eq)                                                                        \
+    do {                                                                                           \
+        if (fill) {                                                                                \
+            P->b[r] = (rhs);                                                                       \
+            P->eq[r] = (is_eq);                                                                    \
+        }                                                                                          \
+        r++;                                                                                       \
+    } while (0)
+    for (int32_t i = 0; i < h->n_leaves; i++) {
+        for (int sign = 1; sign >= (t > 1 ? -1 : 1); sign -= 2) {
+            ROW_START();
+            for (int64_t q = h->anc_ptr[i]; q < h->anc_ptr[i + 1]; q++)
+                if (!(zero_root && h->anc_idx[q] == 0)) ENTRY(h->anc_idx[q], (double)sign);
+            ROW_END(sign > 0 ? 1.0 : -t, t > 1 ? 0 : 1);
+        }
+    }
+    for (int32_t n = zero_root; n < h->n_nodes; n++) {
+        ROW_START();
+        ENTRY(n, 1.0);
+        ROW_END(floor, 0);
+    }
+    if (directional)
+        for (int32_t n = 1; n < h->n_nodes; n++)
+            for (int64_t q = h->parent_ptr[n]; q < h->parent_ptr[n + 1]; q++) {
+                int32_t p = h->parent_idx[q];
+                if (zero_root && p == 0) continue;
+                ROW_START();
+                ENTRY(p, -1.0);
+                ENTRY(n, 1.0);
+                ROW_END(0.0, 0);
+            }
+    if (fill) P->ptr[r] = z;
+    P->n_rows = r;
+    P->nnz = z;
+#undef ROW_START
+#undef ENTRY
+#undef ROW_END
+}
+
+static double row_dot(const struct qp *P, int64_t j, const double *x)
+{
+    double s = 0;
+    for (int64_t z = P->ptr[j]; z < P->ptr[j + 1]; z++) s += P->val[z] * x[P->idx[z]];
+    return s;
+}
+
+/* Largest violation of any row at x. */
+static double qp_violation(const struct qp *P, const double *x)
+{
+    double worst = 0;
+    for (int64_t j = 0; j < P->n_rows; j++) {
+        double v = P->b[j] - row_dot(P, j, x);
+        if (P->eq[j]) v = fabs(v);
+        if (v > worst) worst = v;
+    }
+    return worst;
+}
+
+/* Exact step: x = the point of least norm on {g_j·x = b_j, j active}, by Gram-Schmidt (twice) of
+ * the active rows into an orthonormal basis Qb (r × M) with x·q_i = c_i. Returns 1 and x when the
+ * active rows are consistent, 0 otherwise. */
+static int qp_exact(const struct qp *P, const double *alpha, double *Qb, double *c, double *x)
+{
+    int32_t M = P->M;
+    int64_t r = 0;
+    double *v = x; /* the row being orthogonalised; x is assembled at the end */
+    for (int64_t j = 0; j < P->n_rows; j++) {
+        if (!P->eq[j] && row_dot(P, j, alpha) - P->b[j] > QP_ACTIVE_TOL) continue;
+        memset(v, 0, (size_t)M * sizeof *v);
+        for (int64_t z = P->ptr[j]; z < P->ptr[j + 1]; z++) v[P->idx[z]] = P->val[z];
+        double rhs = P->b[j];
+        for (int pass = 0; pass < 2; pass++)
+            for (int64_t i = 0; i < r; i++) {
+                const double *qi = Qb + i * M;
+                double d = 0;
+                for (int32_t k = 0; k < M; k++) d += qi[k] * v[k];
+                for (int32_t k = 0; k < M; k++) v[k] -= d * qi[k];
+                rhs -= d * c[i];
+            }
+        double nv = 0;
+        for (int32_t k = 0; k < M; k++) nv += v[k] * v[k];
+        nv = sqrt(nv);
+        if (nv <= QP_DEP_TOL * sqrt(P->norm2[j])) {
+            if (fabs(rhs) > QP_ACTIVE_TOL) return 0; /* inconsistent: not an active set */
+            continue;
+        }
+        double *qn = Qb + r * M;
+        for (int32_t k = 0; k < M; k++) qn[k] = v[k] / nv;
+        c[r++] = rhs / nv;
+        if (r >= M) break;
+    }
+    memset(x, 0, (size_t)M * sizeof *x);
+    for (int64_t i = 0; i < r; i++)
+        for (int32_t k = 0; k < M; k++) x[k] += c[i] * Qb[i * M + k];
+    return 1;
+}
+
+strux_status strux_alpha_qp(const strux_hierarchy *h, double t, double floor, int directional,
+                            strux_alpha_root root, double *alpha, int64_t *sweeps)
+{
+    STRUX_CHECK(t >= 1 && isfinite(t), STRUX_ERR_CONFIG, "task.dag_t = %g: T must be ≥ 1", t);
+    root = strux_alpha_root_resolve(h, root);
+    int zero_root = root == STRUX_ALPHA_ROOT_ZERO;
+    int32_t M = h->n_nodes;
+    strux_status st = STRUX_OK;
+    struct qp P = {.M = M};
+    double *mu = NULL, *Qb = NULL, *c = NULL, *x = NULL;
+    qp_rows(h, t, floor, directional, zero_root, &P, 0);
+    STRUX_TRY_GOTO(st, strux_alloc_array(&P.ptr, (size_t)P.n_rows + 1, sizeof *P.ptr), done);
+    STRUX_TRY_GOTO(st, strux_alloc_array(&P.idx, (size_t)P.nnz, sizeof *P.idx), done);
+    STRUX_TRY_GOTO(st, strux_alloc_array(&P.val, (size_t)P.nnz, sizeof *P.val), done);
+    STRUX_TRY_GOTO(st, strux_alloc_array(&P.b, (size_t)P.n_rows, sizeof *P.b), done);
+    STRUX_TRY_GOTO(st, strux_alloc_array(&P.norm2, (size_t)P.n_rows, sizeof *P.norm2), done);
+    STRUX_TRY_GOTO(st, strux_alloc_array(&P.eq, (size_t)P.n_rows, 1), done);
+    STRUX_TRY_GOTO(st, strux_alloc_array(&mu, (size_t)P.n_rows, sizeof *mu), done);
+    qp_rows(h, t, floor, directional, zero_root, &P, 1);
+    for (int64_t j = 0; j < P.n_rows; j++)
+        for (int64_t z = P.ptr[j]; z < P.ptr[j + 1]; z++) P.norm2[j] += P.val[z] * P.val[z];
+
+    /* Hildreth (spec §3.3): α = Σ μ_j g_j; per row δ = (b_j − g_j·α)/‖g_j‖², μ_j ← max(0, μ_j + δ)
+     * (no clamp on equality rows), α += Δμ_j g_j */
+    memset(alpha, 0, (size_t)M * sizeof *alpha);
+    int64_t s = 0;
+    double dmu = INFINITY;
+    for (; s < QP_MAX_SWEEPS && dmu > QP_DMU_TOL; s++) {
+        dmu = 0;
+        for (int64_t j = 0; j < P.n_rows; j++) {
+            double delta = (P.b[j] - row_dot(&P, j, alpha)) / P.norm2[j];
+            double m = mu[j] + delta;
+            if (!P.eq[j] && m < 0) m = 0;
+            double d = m - mu[j];
+            if (d == 0) continue;
+            mu[j] = m;
+            for (int64_t z = P.ptr[j]; z < P.ptr[j + 1]; z++) alpha[P.idx[z]] += d * P.val[z];
+            if (fabs(d) > dmu) dmu = fabs(d);
+        }
+    }
+    if (sweeps) *sweeps = s;
+    double viol = qp_violation(&P, alpha);
+    STRUX_CHECK_GOTO(st, isfinite(viol) && viol <= QP_VIOL_OK, STRUX_ERR_NUMERIC, done,
+                     "α QP on %s: constraints violated by %g after %" PRId64
+                     " Hildreth sweeps (infeasible?)",
+                     h->path, viol, s);
+
+    /* exact step on the rows active at Hildreth's point (small problems) */
+    if (M <= STRUX_ALPHA_QP_DENSE_MAX) {
+        STRUX_TRY_GOTO(st, strux_alloc_array(&Qb, (size_t)M * (size_t)M, sizeof *Qb), done);
+        STRUX_TRY_GOTO(st, strux_alloc_array(&c, (size_t)M, sizeof *c), done);
+        STRUX_TRY_GOTO(st, strux_alloc_array(&x, (size_t)M, sizeof *x), done);
+        if (qp_exact(&P, alpha, Qb, c, x) && qp_violation(&P, x) <= QP_FEAS_TOL) {
+            double nx = 0, na = 0;
+            for (int32_t k = 0; k < M; k++) {
+                nx += x[k] * x[k];
+                na += alpha[k] * alpha[k];
+            }
+            if (fabs(nx - na) <= 1e-8 * na) memcpy(alpha, x, (size_t)M * sizeof *x);
+        }
+    }
+    if (zero_root) alpha[0] = 0;
+done:
+    qp_free(&P);
+    strux_free(&mu);
+    strux_free(&Qb);
+    strux_free(&c);
+    strux_free(&x);
+    return st;
+}
+
+strux_status strux_alpha_maxmin_lp(const strux_hierarchy *h, double t_sum, strux_alpha_root root,
+                                   double *alpha, double *t_star)
+{
+    STRUX_CHECK(t_sum >= 1 && isfinite(t_sum), STRUX_ERR_CONFIG,
+                "task.dag_t = %g: T must be ≥ 1", t_sum);
+    root = strux_alpha_root_resolve(h, root);
+    int zero_root = root == STRUX_ALPHA_ROOT_ZERO;
+    int32_t M = h->n_nodes, tcol = M;
+    strux_status st = STRUX_OK;
+    strux_lp *lp = NULL;
+    int32_t *idx = NULL;
+    double *val = NULL, *obj = NULL;
+    STRUX_TRY_GOTO(st, strux_alloc_array(&idx, (size_t)M + 1, sizeof *idx), done);
+    STRUX_TRY_GOTO(st, strux_alloc_array(&val, (size_t)M + 1, sizeof *val), done);
+    STRUX_TRY_GOTO(st, strux_alloc_array(&obj, (size_t)M + 1, sizeof *obj), done);
+    STRUX_TRY_GOTO(st, strux_lp_create(M + 1, &lp), done);
+    if (zero_root) STRUX_TRY_GOTO(st, strux_lp_set_col_bounds(lp, 0, STRUX_LP_FIXED, 0, 0), done);
+    /* α_n − t ≥ 0 */
+    for (int32_t n = zero_root; n < M; n++) {
+        idx[0] = n;
+        val[0] = 1;
+        idx[1] = tcol;
+        val[1] = -1;
+        STRUX_TRY_GOTO(st, strux_lp_add_row(lp, 2, idx, val, STRUX_LP_LOWER, 0, 0, NULL), done);
+    }
+    /* 1 ≤ Σ_{Ā(l)} α ≤ T */
+    for (int32_t i = 0; i < h->n_leaves; i++) {
+        int32_t m = 0;
+        for (int64_t q = h->anc_ptr[i]; q < h->anc_ptr[i + 1]; q++) {
+            idx[m] = h->anc_idx[q];
+            val[m++] = 1;
+        }
+        STRUX_TRY_GOTO(st,
+                       strux_lp_add_row(lp, m, idx, val,
+                                        t_sum > 1 ? STRUX_LP_DOUBLE : STRUX_LP_FIXED, 1, t_sum,
+                                        NULL),
+                       done);
+    }
+    /* α_n − α_p ≥ 0 */
+    for (int32_t n = 1; n < M; n++)
+        for (int64_t q = h->parent_ptr[n]; q < h->parent_ptr[n + 1]; q++) {
+            if (zero_root && h->parent_idx[q] == 0) continue;
+            idx[0] = n;
+            val[0] = 1;
+            idx[1] = h->parent_idx[q];
+            val[1] = -1;
+            STRUX_TRY_GOTO(st, strux_lp_add_row(lp, 2, idx, val, STRUX_LP_LOWER, 0, 0, NULL),
+                           done);
+        }
+    obj[tcol] = 1;
+    strux_lp_set_objective(lp, obj, 0);
+    strux_lp_result res;
+    double t = 0;
+    STRUX_TRY_GOTO(st, strux_lp_solve(lp, &res, &t), done);
+    STRUX_CHECK_GOTO(st, res == STRUX_LP_OPTIMAL, STRUX_ERR_LP, done,
+                     "max-min α LP on %s: %s", h->path,
+                     res == STRUX_LP_INFEASIBLE ? "infeasible" : "unbounded");
+    if (t_star) *t_star = t;
+    /* phase 2 [added]: the least-norm α among the maximisers (floor a hair below t* so rounding
+     * in the LP cannot make the QP infeasible) */
+    STRUX_TRY_GOTO(st, strux_alpha_qp(h, t_sum, t * (1 - 1e-12), 1, root, alpha, NULL), done);
+done:
+    strux_lp_destroy(&lp);
+    strux_free(&idx);
+    strux_free(&val);
+    strux_free(&obj);
+    return st;
+}
+
+strux_status strux_alpha_structural(const strux_hierarchy *h, const strux_alpha_options *opt,
+                                    double *alpha)
+{
+    STRUX_CHECK(opt->rho > 1 && isfinite(opt->rho), STRUX_ERR_CONFIG,
+                "task.rho = %g: ρ must be > 1", opt->rho);
+    if (!h->is_tree) {
+        STRUX_CHECK(opt->dag_t >= 1 && isfinite(opt->dag_t), STRUX_ERR_CONFIG,
+                    "task.dag_t = %g: T must be ≥ 1", opt->dag_t);
+        STRUX_CHECK(opt->program == STRUX_ALPHA_MAXMIN || opt->rho == 2, STRUX_ERR_CONFIG,
+                    "task.rho = %g: on a DAG (%s) only ρ = 2 is solved (hierarchical.md §3.3)",
+                    opt->rho, h->path);
+    }
+    STRUX_CHECK(opt->program != STRUX_ALPHA_RHO_DIRECTIONAL || opt->rho == 2, STRUX_ERR_CONFIG,
+                "task.rho = %g: task.alpha=rho_directional is the ρ = 2 program", opt->rho);
+    double t = h->is_tree ? 1 : opt->dag_t;
+    switch (opt->program) {
+    case STRUX_ALPHA_RHO:
+        if (h->is_tree) STRUX_TRY(strux_alpha_rho_tree(h, opt->rho, opt->root, alpha));
+        else STRUX_TRY(strux_alpha_qp(h, t, 0, 0, opt->root, alpha, NULL));
+        return STRUX_OK;
+    case STRUX_ALPHA_MAXMIN:
+        if (h->is_tree) STRUX_TRY(strux_alpha_height_tree(h, opt->root, alpha));
+        else STRUX_TRY(strux_alpha_maxmin_lp(h, t, opt->root, alpha, NULL));
+        return STRUX_OK;
+    case STRUX_ALPHA_RHO_DIRECTIONAL:
+        STRUX_TRY(strux_alpha_qp(h, t, 0, 1, opt->root, alpha, NULL));
+        return STRUX_OK;
+    }
+    return strux_error_set(STRUX_ERR_INTERNAL, __FILE__, __LINE__, __func__,
+                           "unknown α program %d", (int)opt->program);
+}
+
+strux_status strux_alpha_shared_frobenius(const strux_hierarchy *h, const double *N, double eps,
+                                          double *work, double *alpha, double *value)
+{
+    STRUX_TRY(need_tree(h, "the SSVM α update (Algorithm 5)"));
+    int32_t M = h->n_nodes;
+    for (int32_t n = 0; n < M; n++)
+        STRUX_CHECK(isfinite(N[n]) && N[n] >= 0, STRUX_ERR_NUMERIC,
+                    "SSVM α update: ‖U_n‖² = %g at node %" PRId64 " is not a finite value ≥ 0", N[n],
+                    strux_hierarchy_print_id(h, n));
+    /* bottom-up: B (in work) and the kept fraction E (in alpha), E from the old N (A1 item 4) */
+    for (int32_t n = M - 1; n >= 0; n--) {
+        if (h->child_ptr[n + 1] == h->child_ptr[n]) {
+            work[n] = N[n];
+            alpha[n] = 1; /* a leaf takes its whole remaining budget (A1 item 2) */
+            continue;
+        }
+        double S = 0;
+        for (int64_t c = h->child_ptr[n]; c < h->child_ptr[n + 1]; c++) S += work[h->child_idx[c]];
+        double den = sqrt(N[n]) + sqrt(S);
+        alpha[n] = den > 0 ? sqrt(N[n]) / den : 0;
+        work[n] = den * den;
+    }
+    *value = work[0];
+    /* top-down: α_n = L_p E_n (no square root, A1 item 1), the root included (item 3); the budget
+     * left below n, L_n = L_p (1 − E_n), replaces B in work */
+    work[0] = 1 - alpha[0];
+    for (int32_t n = 1; n < M; n++) {
+        double Lp = work[h->parent_idx[h->parent_ptr[n]]], E = alpha[n];
+        alpha[n] = Lp * E;
+        work[n] = Lp * (1 - E);
+    }
+    /* ε guard (§4.2, A15): no node with U_n ≠ 0 is frozen at α = 0 */
+    if (eps > 0)
+        for (int32_t n = 0; n < M; n++)
+            if (N[n] > 0 && alpha[n] < eps) alpha[n] = eps;
+    return STRUX_OK;
+}
