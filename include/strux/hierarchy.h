@@ -149,16 +149,15 @@ strux_status strux_alpha_height_tree(const strux_hierarchy *h, strux_alpha_root 
 
 /* The §3.3 QP: min Σ α_n² subject to 1 ≤ Σ_{Ā(l)} α ≤ t for every leaf (t = 1: equality),
  * α_n ≥ floor for every node (α_root = 0 under ROOT_ZERO), and α_child ≥ α_parent on every edge
- * when directional. Solved by Hildreth's dual coordinate ascent (spec §3.3) followed by an exact
- * active-set step: the constraints tight at Hildreth's point are solved as equalities (projection
- * of 0 on their affine set, a dense pivoted Cholesky on the active rows) and the result is kept
- * when it is feasible. Small dense problems are thus solved to rounding error; above
- * STRUX_ALPHA_QP_DENSE_MAX active rows Hildreth's answer (violation ≤ 1e-10) is returned.
- * *sweeps (may be NULL) gets Hildreth's sweep count. STRUX_ERR_NUMERIC if the constraints are
- * infeasible (Hildreth diverges or stalls), STRUX_ERR_NOMEM. */
+ * when directional. Up to STRUX_ALPHA_QP_DENSE_MAX nodes it is solved exactly (up to rounding) by
+ * Goldfarb and Idnani's dual active-set method (dense, O(M²) memory); above, and if rounding ever
+ * makes that method fail, by Hildreth's dual coordinate ascent of spec §3.3 (stops when no
+ * multiplier moves by 1e-13 or α stands still while feasible; violation ≤ 1e-8 accepted).
+ * *iters (may be NULL) gets the active-set iterations or Hildreth's sweeps. STRUX_ERR_NUMERIC if
+ * the constraints are infeasible, STRUX_ERR_CONFIG for t < 1, STRUX_ERR_NOMEM. */
 #define STRUX_ALPHA_QP_DENSE_MAX 600
 strux_status strux_alpha_qp(const strux_hierarchy *h, double t, double floor, int directional,
-                            strux_alpha_root root, double *alpha, int64_t *sweeps);
+                            strux_alpha_root root, double *alpha, int64_t *iters);
 
 /* (6.7) on any hierarchy by LP phase 1 through strux/lp.h: t* = max t s.t. α_n ≥ t for every
  * node (the root excepted under ROOT_ZERO), 1 ≤ Σ_{Ā(l)} α ≤ t_sum, directional constraints, α ≥ 0;

@@ -14,15 +14,15 @@
 
 /* Hildreth stops when no multiplier moved more than this in a sweep (spec §3.3: 1e-12) ... */
 #define QP_DMU_TOL 1e-13
+/* ... or when no α_n moved more than this in a sweep and no row is violated by more ... */
+#define QP_DALPHA_TOL 1e-14
 /* ... or after this many sweeps, accepted only with violation ≤ QP_VIOL_OK. */
 #define QP_MAX_SWEEPS 200000
 #define QP_VIOL_OK 1e-8
-/* A row counts as active for the exact step when its slack at Hildreth's point is below this. */
-#define QP_ACTIVE_TOL 1e-9
-/* The exact step's point is kept when it violates no row by more than this (absolute: α ≤ 1). */
+/* The active-set method stops when no row is violated by more than this (absolute: α ≤ T). */
 #define QP_FEAS_TOL 1e-11
-/* Gram-Schmidt drops an active row whose residual is below this fraction of its norm
- * (linearly dependent on the rows before it). */
+/* The active-set method treats an entering row as dependent on the active ones (dual step only)
+ * when its residual is below this fraction of its norm. */
 #define QP_DEP_TOL 1e-10
 
 strux_alpha_root strux_alpha_root_resolve(const strux_hierarchy *h, strux_alpha_root root)
@@ -57,7 +57,8 @@ strux_status strux_alpha_rho_tree(const strux_hierarchy *h, double rho, strux_al
             continue;
         }
         double Q = 0;
-        for (int64_t c = h->child_ptr[n]; c < h->child_ptr[n + 1]; c++) Q += q[h->child_idx[c]];
+        for (int64_t c = h->child_ptr[n]; c < h->child_ptr[n + 1]; c++)
+            Q += q[h->child_idx[c]];
         double k = 1 / (1 + exp(-log(Q) / (rho - 1))); /* t/(1+t), t = Q^{1/(ρ−1)} */
         if (n == 0 && root == STRUX_ALPHA_ROOT_ZERO) k = 0;
         alpha[n] = k;
@@ -75,8 +76,7 @@ strux_status strux_alpha_rho_tree(const strux_hierarchy *h, double rho, strux_al
     return STRUX_OK;
 }
 
-strux_status strux_alpha_height_tree(const strux_hierarchy *h, strux_alpha_root root,
-                                     double *alpha)
+strux_status strux_alpha_height_tree(const strux_hierarchy *h, strux_alpha_root root, double *alpha)
 {
     STRUX_TRY(need_tree(h, "the height rule of the max-min α program"));
     root = strux_alpha_root_resolve(h, root);
@@ -100,8 +100,8 @@ struct qp {
     int64_t *ptr; /* [n_rows+1] */
     int32_t *idx;
     double *val;
-    double *b;       /* right-hand sides */
-    double *norm2;   /* ‖g_j‖² */
+    double *b;     /* right-hand sides */
+    double *norm2; /* ‖g_j‖² */
     unsigned char *eq;
 };
 
@@ -116,8 +116,8 @@ static void qp_free(struct qp *P)
 }
 
 /* Rows of the QP, counted (fill = 0) or written (fill = 1). */
-static void qp_rows(const strux_hierarchy *h, double t, double floor, int directional, int zero_root,
-                    struct qp *P, int fill)
+static void qp_rows(const strux_hierarchy *h, double t, double floor, int directional,
+                    int zero_root, struct qp *P, int fill)
 {
     int64_t r = 0, z = 0;
 #define ROW_START()                                                                                \
@@ -174,7 +174,8 @@ static void qp_rows(const strux_hierarchy *h, double t, double floor, int direct
 static double row_dot(const struct qp *P, int64_t j, const double *x)
 {
     double s = 0;
-    for (int64_t z = P->ptr[j]; z < P->ptr[j + 1]; z++) s += P->val[z] * x[P->idx[z]];
+    for (int64_t z = P->ptr[j]; z < P->ptr[j + 1]; z++)
+        s += P->val[z] * x[P->idx[z]];
     return s;
 }
 
@@ -190,47 +191,173 @@ static double qp_violation(const struct qp *P, const double *x)
     return worst;
 }
 
-/* Exact step: x = the point of least norm on {g_j·x = b_j, j active}, by Gram-Schmidt (twice) of
- * the active rows into an orthonormal basis Qb (r × M) with x·q_i = c_i. Returns 1 and x when the
- * active rows are consistent, 0 otherwise. */
-static int qp_exact(const struct qp *P, const double *alpha, double *Qb, double *c, double *x)
+/* Scratch of the dual active-set method, sized M (at most M independent active rows). */
+struct gi_work {
+    double *Q;    /* M × M, column-major: orthonormal basis of the active normals, N_A = Q R */
+    double *R;    /* M × M, column-major, upper triangular */
+    double *n;    /* the entering row, dense */
+    double *z;    /* primal step direction */
+    double *v;    /* Qᵀ n */
+    double *r;    /* R⁻¹ Qᵀ n: dual step direction */
+    double *u;    /* multipliers of the active rows */
+    int64_t *act; /* active row numbers */
+    double *sgn;  /* +1, or −1 for an equality row entered from above */
+};
+
+static void gi_dense_row(const struct qp *P, int64_t j, double sign, double *n)
 {
-    int32_t M = P->M;
-    int64_t r = 0;
-    double *v = x; /* the row being orthogonalised; x is assembled at the end */
-    for (int64_t j = 0; j < P->n_rows; j++) {
-        if (!P->eq[j] && row_dot(P, j, alpha) - P->b[j] > QP_ACTIVE_TOL) continue;
-        memset(v, 0, (size_t)M * sizeof *v);
-        for (int64_t z = P->ptr[j]; z < P->ptr[j + 1]; z++) v[P->idx[z]] = P->val[z];
-        double rhs = P->b[j];
-        for (int pass = 0; pass < 2; pass++)
-            for (int64_t i = 0; i < r; i++) {
-                const double *qi = Qb + i * M;
-                double d = 0;
-                for (int32_t k = 0; k < M; k++) d += qi[k] * v[k];
-                for (int32_t k = 0; k < M; k++) v[k] -= d * qi[k];
-                rhs -= d * c[i];
-            }
-        double nv = 0;
-        for (int32_t k = 0; k < M; k++) nv += v[k] * v[k];
-        nv = sqrt(nv);
-        if (nv <= QP_DEP_TOL * sqrt(P->norm2[j])) {
-            if (fabs(rhs) > QP_ACTIVE_TOL) return 0; /* inconsistent: not an active set */
-            continue;
+    memset(n, 0, (size_t)P->M * sizeof *n);
+    for (int64_t z = P->ptr[j]; z < P->ptr[j + 1]; z++)
+        n[P->idx[z]] = sign * P->val[z];
+}
+
+/* Append column n to N_A = Q R by Gram-Schmidt (twice); z gets the residual. */
+static void gi_append(int32_t M, int32_t q, struct gi_work *w, const double *n)
+{
+    double *rc = w->R + (size_t)q * M;
+    memcpy(w->z, n, (size_t)M * sizeof *w->z);
+    memset(rc, 0, (size_t)M * sizeof *rc);
+    for (int pass = 0; pass < 2; pass++)
+        for (int32_t i = 0; i < q; i++) {
+            const double *qi = w->Q + (size_t)i * M;
+            double d = 0;
+            for (int32_t k = 0; k < M; k++)
+                d += qi[k] * w->z[k];
+            for (int32_t k = 0; k < M; k++)
+                w->z[k] -= d * qi[k];
+            rc[i] += d;
         }
-        double *qn = Qb + r * M;
-        for (int32_t k = 0; k < M; k++) qn[k] = v[k] / nv;
-        c[r++] = rhs / nv;
-        if (r >= M) break;
-    }
+    double nz = 0;
+    for (int32_t k = 0; k < M; k++)
+        nz += w->z[k] * w->z[k];
+    nz = sqrt(nz);
+    rc[q] = nz;
+    for (int32_t k = 0; k < M; k++)
+        w->Q[(size_t)q * M + k] = w->z[k] / nz;
+}
+
+/* Goldfarb and Idnani's dual active-set method (Math. Programming 27, 1983) for
+ * min ½‖x‖² s.t. g_j·x ≥ b_j (= b_j on equality rows): H = I, so it starts at x = 0 and keeps
+ * N_A = Q R explicitly. Each round enters the most violated row and takes dual steps (dropping the
+ * active inequality whose multiplier reaches 0) until a full primal step makes the row tight.
+ * Finite and exact up to rounding; dense O(M²) memory, hence only for small M. Returns 0 (x
+ * optimal), 1 (infeasible) or 2 (iteration limit, rounding loops). */
+static int qp_active_set(const struct qp *P, struct gi_work *w, double *x, int64_t *iters)
+{
+    int32_t M = P->M, q = 0;
+    int64_t it = 0, limit = 50 * (P->n_rows + M);
     memset(x, 0, (size_t)M * sizeof *x);
-    for (int64_t i = 0; i < r; i++)
-        for (int32_t k = 0; k < M; k++) x[k] += c[i] * Qb[i * M + k];
-    return 1;
+    for (;; it++) {
+        if (it >= limit) return 2;
+        /* entering row: an equality row not yet active, else the most violated inequality */
+        int64_t p = -1;
+        double sp = 0, sign = 1;
+        for (int64_t j = 0; j < P->n_rows && p < 0; j++) {
+            if (!P->eq[j]) continue;
+            int in = 0;
+            for (int32_t i = 0; i < q && !in; i++)
+                in = w->act[i] == j;
+            if (in) continue;
+            p = j;
+            sp = row_dot(P, j, x) - P->b[j];
+            if (sp > 0) {
+                sign = -1;
+                sp = -sp;
+            }
+        }
+        if (p < 0) {
+            double worst = -QP_FEAS_TOL;
+            for (int64_t j = 0; j < P->n_rows; j++) {
+                if (P->eq[j]) continue;
+                double s = row_dot(P, j, x) - P->b[j];
+                if (s < worst) {
+                    worst = s;
+                    p = j;
+                }
+            }
+            if (p < 0) break;
+            sp = worst;
+        }
+        gi_dense_row(P, p, sign, w->n);
+        double bp = sign * P->b[p], up = 0;
+        double nn = sqrt(P->norm2[p]);
+        for (;; it++) {
+            if (it >= limit) return 2;
+            /* z = (I − Q Qᵀ) n, r = R⁻¹ Qᵀ n */
+            for (int32_t i = 0; i < q; i++) {
+                const double *qi = w->Q + (size_t)i * M;
+                double d = 0;
+                for (int32_t k = 0; k < M; k++)
+                    d += qi[k] * w->n[k];
+                w->v[i] = d;
+            }
+            memcpy(w->z, w->n, (size_t)M * sizeof *w->z);
+            for (int pass = 0; pass < 2; pass++)
+                for (int32_t i = 0; i < q; i++) {
+                    const double *qi = w->Q + (size_t)i * M;
+                    double d = 0;
+                    for (int32_t k = 0; k < M; k++)
+                        d += qi[k] * w->z[k];
+                    for (int32_t k = 0; k < M; k++)
+                        w->z[k] -= d * qi[k];
+                }
+            for (int32_t i = q - 1; i >= 0; i--) {
+                double s = w->v[i];
+                for (int32_t l = i + 1; l < q; l++)
+                    s -= w->R[(size_t)l * M + i] * w->r[l];
+                w->r[i] = s / w->R[(size_t)i * M + i];
+            }
+            /* partial (dual) step: the active inequality whose multiplier hits 0 first */
+            double t1 = INFINITY;
+            int32_t k_drop = -1;
+            for (int32_t i = 0; i < q; i++)
+                if (!P->eq[w->act[i]] && w->r[i] > 0 && w->u[i] / w->r[i] < t1) {
+                    t1 = w->u[i] / w->r[i];
+                    k_drop = i;
+                }
+            /* full (primal) step: makes row p tight */
+            double zz = 0;
+            for (int32_t k = 0; k < M; k++)
+                zz += w->z[k] * w->z[k];
+            double t2 = zz > QP_DEP_TOL * QP_DEP_TOL * nn * nn ? -sp / zz : INFINITY;
+            double t = t1 < t2 ? t1 : t2;
+            if (!isfinite(t)) return 1;
+            if (isfinite(t2))
+                for (int32_t k = 0; k < M; k++)
+                    x[k] += t * w->z[k];
+            for (int32_t i = 0; i < q; i++)
+                w->u[i] -= t * w->r[i];
+            up += t;
+            if (t == t2) {
+                gi_append(M, q, w, w->n);
+                w->act[q] = p;
+                w->sgn[q] = sign;
+                w->u[q++] = up;
+                break;
+            }
+            /* drop k_drop and rebuild Q R from the remaining active rows */
+            for (int32_t i = k_drop; i + 1 < q; i++) {
+                w->act[i] = w->act[i + 1];
+                w->sgn[i] = w->sgn[i + 1];
+                w->u[i] = w->u[i + 1];
+            }
+            q--;
+            for (int32_t i = 0; i < q; i++) {
+                gi_dense_row(P, w->act[i], w->sgn[i], w->v);
+                gi_append(M, i, w, w->v);
+            }
+            double s = 0;
+            for (int32_t k = 0; k < M; k++)
+                s += w->n[k] * x[k];
+            sp = s - bp;
+        }
+    }
+    *iters = it;
+    return 0;
 }
 
 strux_status strux_alpha_qp(const strux_hierarchy *h, double t, double floor, int directional,
-                            strux_alpha_root root, double *alpha, int64_t *sweeps)
+                            strux_alpha_root root, double *alpha, int64_t *iters)
 {
     STRUX_CHECK(t >= 1 && isfinite(t), STRUX_ERR_CONFIG, "task.dag_t = %g: T must be ≥ 1", t);
     root = strux_alpha_root_resolve(h, root);
@@ -238,7 +365,7 @@ strux_status strux_alpha_qp(const strux_hierarchy *h, double t, double floor, in
     int32_t M = h->n_nodes;
     strux_status st = STRUX_OK;
     struct qp P = {.M = M};
-    double *mu = NULL, *Qb = NULL, *c = NULL, *x = NULL;
+    double *mu = NULL, *prev = NULL;
     qp_rows(h, t, floor, directional, zero_root, &P, 0);
     STRUX_TRY_GOTO(st, strux_alloc_array(&P.ptr, (size_t)P.n_rows + 1, sizeof *P.ptr), done);
     STRUX_TRY_GOTO(st, strux_alloc_array(&P.idx, (size_t)P.nnz, sizeof *P.idx), done);
@@ -247,17 +374,42 @@ strux_status strux_alpha_qp(const strux_hierarchy *h, double t, double floor, in
     STRUX_TRY_GOTO(st, strux_alloc_array(&P.norm2, (size_t)P.n_rows, sizeof *P.norm2), done);
     STRUX_TRY_GOTO(st, strux_alloc_array(&P.eq, (size_t)P.n_rows, 1), done);
     STRUX_TRY_GOTO(st, strux_alloc_array(&mu, (size_t)P.n_rows, sizeof *mu), done);
+    STRUX_TRY_GOTO(st, strux_alloc_array(&prev, (size_t)M, sizeof *prev), done);
     qp_rows(h, t, floor, directional, zero_root, &P, 1);
     for (int64_t j = 0; j < P.n_rows; j++)
-        for (int64_t z = P.ptr[j]; z < P.ptr[j + 1]; z++) P.norm2[j] += P.val[z] * P.val[z];
+        for (int64_t z = P.ptr[j]; z < P.ptr[j + 1]; z++)
+            P.norm2[j] += P.val[z] * P.val[z];
 
+    if (M <= STRUX_ALPHA_QP_DENSE_MAX) {
+        struct gi_work w = {0};
+        int64_t it = 0;
+        int res = 2;
+        double **arr[6] = {&w.n, &w.z, &w.v, &w.r, &w.u, &w.sgn};
+        STRUX_TRY_GOTO(st, strux_alloc_array(&w.Q, (size_t)M * (size_t)M, sizeof(double)), gi_done);
+        STRUX_TRY_GOTO(st, strux_alloc_array(&w.R, (size_t)M * (size_t)M, sizeof(double)), gi_done);
+        STRUX_TRY_GOTO(st, strux_alloc_array(&w.act, (size_t)M + 1, sizeof(int64_t)), gi_done);
+        for (int i = 0; i < 6; i++)
+            STRUX_TRY_GOTO(st, strux_alloc_array(arr[i], (size_t)M + 1, sizeof(double)), gi_done);
+        res = qp_active_set(&P, &w, alpha, &it);
+        if (iters) *iters = it;
+    gi_done:
+        strux_free(&w.Q);
+        strux_free(&w.R);
+        strux_free(&w.act);
+        for (int i = 0; i < 6; i++)
+            strux_free(arr[i]);
+        if (st != STRUX_OK) goto done;
+        if (res == 0) goto solved;
+        /* infeasible or cycling through rounding: Hildreth decides (and names an infeasibility) */
+    }
     /* Hildreth (spec §3.3): α = Σ μ_j g_j; per row δ = (b_j − g_j·α)/‖g_j‖², μ_j ← max(0, μ_j + δ)
      * (no clamp on equality rows), α += Δμ_j g_j */
     memset(alpha, 0, (size_t)M * sizeof *alpha);
     int64_t s = 0;
-    double dmu = INFINITY;
-    for (; s < QP_MAX_SWEEPS && dmu > QP_DMU_TOL; s++) {
+    double dmu = INFINITY, dalpha = INFINITY;
+    for (; s < QP_MAX_SWEEPS && dmu > QP_DMU_TOL && dalpha > QP_DALPHA_TOL; s++) {
         dmu = 0;
+        memcpy(prev, alpha, (size_t)M * sizeof *prev);
         for (int64_t j = 0; j < P.n_rows; j++) {
             double delta = (P.b[j] - row_dot(&P, j, alpha)) / P.norm2[j];
             double m = mu[j] + delta;
@@ -265,46 +417,38 @@ strux_status strux_alpha_qp(const strux_hierarchy *h, double t, double floor, in
             double d = m - mu[j];
             if (d == 0) continue;
             mu[j] = m;
-            for (int64_t z = P.ptr[j]; z < P.ptr[j + 1]; z++) alpha[P.idx[z]] += d * P.val[z];
+            for (int64_t z = P.ptr[j]; z < P.ptr[j + 1]; z++)
+                alpha[P.idx[z]] += d * P.val[z];
             if (fabs(d) > dmu) dmu = fabs(d);
         }
+        /* the multipliers of a degenerate problem (max-min phase 2) may drift while α has
+         * settled: also stop when α stands still and is feasible */
+        dalpha = 0;
+        for (int32_t k = 0; k < M; k++)
+            if (fabs(alpha[k] - prev[k]) > dalpha) dalpha = fabs(alpha[k] - prev[k]);
+        if (dalpha <= QP_DALPHA_TOL && qp_violation(&P, alpha) > QP_DALPHA_TOL) dalpha = INFINITY;
     }
-    if (sweeps) *sweeps = s;
+    if (iters) *iters = s;
     double viol = qp_violation(&P, alpha);
     STRUX_CHECK_GOTO(st, isfinite(viol) && viol <= QP_VIOL_OK, STRUX_ERR_NUMERIC, done,
                      "α QP on %s: constraints violated by %g after %" PRId64
                      " Hildreth sweeps (infeasible?)",
                      h->path, viol, s);
 
-    /* exact step on the rows active at Hildreth's point (small problems) */
-    if (M <= STRUX_ALPHA_QP_DENSE_MAX) {
-        STRUX_TRY_GOTO(st, strux_alloc_array(&Qb, (size_t)M * (size_t)M, sizeof *Qb), done);
-        STRUX_TRY_GOTO(st, strux_alloc_array(&c, (size_t)M, sizeof *c), done);
-        STRUX_TRY_GOTO(st, strux_alloc_array(&x, (size_t)M, sizeof *x), done);
-        if (qp_exact(&P, alpha, Qb, c, x) && qp_violation(&P, x) <= QP_FEAS_TOL) {
-            double nx = 0, na = 0;
-            for (int32_t k = 0; k < M; k++) {
-                nx += x[k] * x[k];
-                na += alpha[k] * alpha[k];
-            }
-            if (fabs(nx - na) <= 1e-8 * na) memcpy(alpha, x, (size_t)M * sizeof *x);
-        }
-    }
+solved:
     if (zero_root) alpha[0] = 0;
 done:
     qp_free(&P);
     strux_free(&mu);
-    strux_free(&Qb);
-    strux_free(&c);
-    strux_free(&x);
+    strux_free(&prev);
     return st;
 }
 
 strux_status strux_alpha_maxmin_lp(const strux_hierarchy *h, double t_sum, strux_alpha_root root,
                                    double *alpha, double *t_star)
 {
-    STRUX_CHECK(t_sum >= 1 && isfinite(t_sum), STRUX_ERR_CONFIG,
-                "task.dag_t = %g: T must be ≥ 1", t_sum);
+    STRUX_CHECK(t_sum >= 1 && isfinite(t_sum), STRUX_ERR_CONFIG, "task.dag_t = %g: T must be ≥ 1",
+                t_sum);
     root = strux_alpha_root_resolve(h, root);
     int zero_root = root == STRUX_ALPHA_ROOT_ZERO;
     int32_t M = h->n_nodes, tcol = M;
@@ -346,17 +490,15 @@ strux_status strux_alpha_maxmin_lp(const strux_hierarchy *h, double t_sum, strux
             val[0] = 1;
             idx[1] = h->parent_idx[q];
             val[1] = -1;
-            STRUX_TRY_GOTO(st, strux_lp_add_row(lp, 2, idx, val, STRUX_LP_LOWER, 0, 0, NULL),
-                           done);
+            STRUX_TRY_GOTO(st, strux_lp_add_row(lp, 2, idx, val, STRUX_LP_LOWER, 0, 0, NULL), done);
         }
     obj[tcol] = 1;
     strux_lp_set_objective(lp, obj, 0);
     strux_lp_result res;
     double t = 0;
     STRUX_TRY_GOTO(st, strux_lp_solve(lp, &res, &t), done);
-    STRUX_CHECK_GOTO(st, res == STRUX_LP_OPTIMAL, STRUX_ERR_LP, done,
-                     "max-min α LP on %s: %s", h->path,
-                     res == STRUX_LP_INFEASIBLE ? "infeasible" : "unbounded");
+    STRUX_CHECK_GOTO(st, res == STRUX_LP_OPTIMAL, STRUX_ERR_LP, done, "max-min α LP on %s: %s",
+                     h->path, res == STRUX_LP_INFEASIBLE ? "infeasible" : "unbounded");
     if (t_star) *t_star = t;
     /* phase 2 [added]: the least-norm α among the maximisers (floor a hair below t* so rounding
      * in the LP cannot make the QP infeasible) */
@@ -386,19 +528,23 @@ strux_status strux_alpha_structural(const strux_hierarchy *h, const strux_alpha_
     double t = h->is_tree ? 1 : opt->dag_t;
     switch (opt->program) {
     case STRUX_ALPHA_RHO:
-        if (h->is_tree) STRUX_TRY(strux_alpha_rho_tree(h, opt->rho, opt->root, alpha));
-        else STRUX_TRY(strux_alpha_qp(h, t, 0, 0, opt->root, alpha, NULL));
+        if (h->is_tree)
+            STRUX_TRY(strux_alpha_rho_tree(h, opt->rho, opt->root, alpha));
+        else
+            STRUX_TRY(strux_alpha_qp(h, t, 0, 0, opt->root, alpha, NULL));
         return STRUX_OK;
     case STRUX_ALPHA_MAXMIN:
-        if (h->is_tree) STRUX_TRY(strux_alpha_height_tree(h, opt->root, alpha));
-        else STRUX_TRY(strux_alpha_maxmin_lp(h, t, opt->root, alpha, NULL));
+        if (h->is_tree)
+            STRUX_TRY(strux_alpha_height_tree(h, opt->root, alpha));
+        else
+            STRUX_TRY(strux_alpha_maxmin_lp(h, t, opt->root, alpha, NULL));
         return STRUX_OK;
     case STRUX_ALPHA_RHO_DIRECTIONAL:
         STRUX_TRY(strux_alpha_qp(h, t, 0, 1, opt->root, alpha, NULL));
         return STRUX_OK;
     }
-    return strux_error_set(STRUX_ERR_INTERNAL, __FILE__, __LINE__, __func__,
-                           "unknown α program %d", (int)opt->program);
+    return strux_error_set(STRUX_ERR_INTERNAL, __FILE__, __LINE__, __func__, "unknown α program %d",
+                           (int)opt->program);
 }
 
 strux_status strux_alpha_shared_frobenius(const strux_hierarchy *h, const double *N, double eps,
@@ -408,8 +554,8 @@ strux_status strux_alpha_shared_frobenius(const strux_hierarchy *h, const double
     int32_t M = h->n_nodes;
     for (int32_t n = 0; n < M; n++)
         STRUX_CHECK(isfinite(N[n]) && N[n] >= 0, STRUX_ERR_NUMERIC,
-                    "SSVM α update: ‖U_n‖² = %g at node %" PRId64 " is not a finite value ≥ 0", N[n],
-                    strux_hierarchy_print_id(h, n));
+                    "SSVM α update: ‖U_n‖² = %g at node %" PRId64 " is not a finite value ≥ 0",
+                    N[n], strux_hierarchy_print_id(h, n));
     /* bottom-up: B (in work) and the kept fraction E (in alpha), E from the old N (A1 item 4) */
     for (int32_t n = M - 1; n >= 0; n--) {
         if (h->child_ptr[n + 1] == h->child_ptr[n]) {
@@ -418,7 +564,8 @@ strux_status strux_alpha_shared_frobenius(const strux_hierarchy *h, const double
             continue;
         }
         double S = 0;
-        for (int64_t c = h->child_ptr[n]; c < h->child_ptr[n + 1]; c++) S += work[h->child_idx[c]];
+        for (int64_t c = h->child_ptr[n]; c < h->child_ptr[n + 1]; c++)
+            S += work[h->child_idx[c]];
         double den = sqrt(N[n]) + sqrt(S);
         alpha[n] = den > 0 ? sqrt(N[n]) / den : 0;
         work[n] = den * den;

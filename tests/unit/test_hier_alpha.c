@@ -47,7 +47,8 @@ static strux_hierarchy *spec_tree(void)
 {
     const int64_t p[4] = {0, 0, 1, 1}, c[4] = {1, 2, 3, 4};
     strux_hierarchy *h = make(4, p, c);
-    for (int k = 0; k < 5; k++) assert_int_equal(h->node_id[k], k);
+    for (int k = 0; k < 5; k++)
+        assert_int_equal(h->node_id[k], k);
     return h;
 }
 
@@ -55,7 +56,8 @@ static strux_hierarchy *spec_tree(void)
 static double path_sum(const strux_hierarchy *h, int32_t i, const double *alpha)
 {
     double s = 0;
-    for (int64_t q = h->anc_ptr[i]; q < h->anc_ptr[i + 1]; q++) s += alpha[h->anc_idx[q]];
+    for (int64_t q = h->anc_ptr[i]; q < h->anc_ptr[i + 1]; q++)
+        s += alpha[h->anc_idx[q]];
     return s;
 }
 
@@ -76,13 +78,15 @@ static void test_algorithm5_worked(void **state)
     double alpha[5], work[5], value;
     assert_strux_ok(strux_alpha_shared_frobenius(h, N, 0, work, alpha, &value));
     const double want[5] = {0, 0.414214, 1, 0.585786, 0.585786};
-    for (int k = 0; k < 5; k++) assert_true(fabs(alpha[k] - want[k]) < 5e-7);
+    for (int k = 0; k < 5; k++)
+        assert_true(fabs(alpha[k] - want[k]) < 5e-7);
     assert_close(alpha[1], sqrt(2) - 1, 1e-15);
     assert_close(alpha[3], 2 - sqrt(2), 1e-15);
     assert_true(fabs(value - 9.828427) < 5e-7);
     assert_close(value, (1 + sqrt(2)) * (1 + sqrt(2)) + 4, 1e-15);
     assert_close(frob_value(5, N, alpha), value, 1e-14);
-    for (int32_t i = 0; i < h->n_leaves; i++) assert_close(path_sum(h, i, alpha), 1, 1e-15);
+    for (int32_t i = 0; i < h->n_leaves; i++)
+        assert_close(path_sum(h, i, alpha), 1, 1e-15);
 
     /* ε guard: a node with tiny ‖U‖² would get α ≈ 7e-16; the guard lifts it to ε, a node with
      * U = 0 (the root) stays at 0 */
@@ -107,8 +111,7 @@ static void test_algorithm5_worked(void **state)
 
     const int64_t dp[4] = {0, 0, 1, 2}, dc[4] = {1, 2, 3, 3};
     h = make(4, dp, dc);
-    assert_strux_fails(strux_alpha_shared_frobenius(h, N, 0, work, alpha, &value),
-                       STRUX_ERR_CONFIG,
+    assert_strux_fails(strux_alpha_shared_frobenius(h, N, 0, work, alpha, &value), STRUX_ERR_CONFIG,
                        "the SSVM α update (Algorithm 5) needs a tree, but node 3 of t.hier has 2 "
                        "parents");
     strux_hierarchy_destroy(&h);
@@ -127,7 +130,8 @@ static void random_feasible(const strux_hierarchy *h, const double *alpha0, int 
         if (near) {
             double e = b0[n] > 0 ? alpha0[n] / b0[n] : 0.5;
             k = e + 0.02 * (strux_rng_uniform(r) - 0.5);
-        } else k = strux_rng_uniform(r);
+        } else
+            k = strux_rng_uniform(r);
         if (k <= 1e-6) k = 1e-6;
         if (k > 1) k = 1;
         if (h->leaf_pos[n] >= 0 && strux_rng_below(r, 2)) k = 1;
@@ -156,8 +160,10 @@ static void test_algorithm5_random(void **state)
         N[0] = t % 2 ? 0 : N[0];
         assert_strux_ok(strux_alpha_shared_frobenius(h, N, 0, work, alpha, &value));
         assert_close(frob_value(M, N, alpha), value, 1e-9);
-        for (int32_t i = 0; i < h->n_leaves; i++) assert_close(path_sum(h, i, alpha), 1, 1e-12);
-        for (int32_t k = 0; k < M; k++) assert_true(alpha[k] >= 0);
+        for (int32_t i = 0; i < h->n_leaves; i++)
+            assert_close(path_sum(h, i, alpha), 1, 1e-12);
+        for (int32_t k = 0; k < M; k++)
+            assert_true(alpha[k] >= 0);
         for (int s = 0; s < 3000; s++) {
             random_feasible(h, alpha, s % 2, &r, trial, b);
             assert_true(frob_value(M, N, trial) >= value * (1 - 1e-12));
@@ -184,26 +190,36 @@ static void test_rho_and_height_examples(void **state)
     /* the same through the dispatcher (AUTO = free on a tree with a file root) and the QP */
     strux_alpha_options opt = {.program = STRUX_ALPHA_RHO, .rho = 2, .dag_t = 1.5};
     assert_strux_ok(strux_alpha_structural(h, &opt, alpha));
-    for (int k = 0; k < 5; k++) assert_close(alpha[k], want[k], 1e-15);
+    for (int k = 0; k < 5; k++)
+        assert_close(alpha[k], want[k], 1e-15);
     int64_t sweeps;
     assert_strux_ok(strux_alpha_qp(h, 1, 0, 0, STRUX_ALPHA_ROOT_FREE, alpha, &sweeps));
-    for (int k = 0; k < 5; k++) assert_close(alpha[k], want[k], 1e-12);
+    for (int k = 0; k < 5; k++)
+        assert_close(alpha[k], want[k], 1e-12);
     assert_true(sweeps > 0);
 
     assert_strux_ok(strux_alpha_height_tree(h, STRUX_ALPHA_ROOT_FREE, alpha));
     const double hw[5] = {1. / 3, 1. / 3, 2. / 3, 1. / 3, 1. / 3};
-    for (int k = 0; k < 5; k++) assert_close(alpha[k], hw[k], 1e-15);
+    for (int k = 0; k < 5; k++)
+        assert_close(alpha[k], hw[k], 1e-15);
     opt.program = STRUX_ALPHA_MAXMIN;
     assert_strux_ok(strux_alpha_structural(h, &opt, alpha));
-    for (int k = 0; k < 5; k++) assert_close(alpha[k], hw[k], 1e-15);
+    for (int k = 0; k < 5; k++)
+        assert_close(alpha[k], hw[k], 1e-15);
     double tstar;
     assert_strux_ok(strux_alpha_maxmin_lp(h, 1, STRUX_ALPHA_ROOT_FREE, alpha, &tstar));
     assert_close(tstar, 1. / 3, 1e-12);
-    for (int k = 0; k < 5; k++) assert_close(alpha[k], hw[k], 1e-9);
+    for (int k = 0; k < 5; k++)
+        assert_close(alpha[k], hw[k], 1e-9);
     /* root zero: a gets 1/2 and keeps it for a1, a2 (1/2 each), b gets 1 */
     assert_strux_ok(strux_alpha_height_tree(h, STRUX_ALPHA_ROOT_ZERO, alpha));
     const double hz[5] = {0, 0.5, 1, 0.5, 0.5};
-    for (int k = 0; k < 5; k++) assert_close(alpha[k], hz[k], 1e-15);
+    for (int k = 0; k < 5; k++)
+        assert_close(alpha[k], hz[k], 1e-15);
+
+    /* a floor no leaf path can meet: infeasible */
+    assert_strux_fails(strux_alpha_qp(h, 1, 0.6, 0, STRUX_ALPHA_ROOT_FREE, alpha, NULL),
+                       STRUX_ERR_NUMERIC, "α QP on t.hier: constraints violated by");
 
     /* configuration errors */
     opt = (strux_alpha_options){.program = STRUX_ALPHA_RHO, .rho = 1, .dag_t = 1.5};
@@ -244,8 +260,10 @@ static void check_qp_optimal(const strux_hierarchy *h, double t, double floor, i
     double xx = 0, tol = 1e-9;
     for (int32_t k = 0; k < M; k++) {
         xx += x[k] * x[k];
-        if (zero_root && k == 0) assert_true(x[0] == 0);
-        else assert_true(x[k] >= floor - tol);
+        if (zero_root && k == 0)
+            assert_true(x[0] == 0);
+        else
+            assert_true(x[k] >= floor - tol);
     }
     for (int32_t i = 0; i < h->n_leaves; i++) {
         double s = path_sum(h, i, x);
@@ -256,8 +274,10 @@ static void check_qp_optimal(const strux_hierarchy *h, double t, double floor, i
     int32_t idx[MAXN + 1];
     double val[MAXN + 1], c[MAXN + 1];
     for (int32_t k = 0; k < M; k++) {
-        if (zero_root && k == 0) assert_strux_ok(strux_lp_set_col_bounds(lp, 0, STRUX_LP_FIXED, 0, 0));
-        else assert_strux_ok(strux_lp_set_col_bounds(lp, k, STRUX_LP_LOWER, floor, 0));
+        if (zero_root && k == 0)
+            assert_strux_ok(strux_lp_set_col_bounds(lp, 0, STRUX_LP_FIXED, 0, 0));
+        else
+            assert_strux_ok(strux_lp_set_col_bounds(lp, k, STRUX_LP_LOWER, floor, 0));
         c[k] = -x[k];
     }
     for (int32_t i = 0; i < h->n_leaves; i++) {
@@ -301,7 +321,8 @@ static void test_trees_random(void **state)
             /* ρ = 2 closed form = QP (to 1e-8), and the QP is certified optimal */
             assert_strux_ok(strux_alpha_rho_tree(h, 2, root, a));
             assert_strux_ok(strux_alpha_qp(h, 1, 0, 0, root, q, NULL));
-            for (int32_t k = 0; k < M; k++) assert_close(a[k], q[k], 1e-8);
+            for (int32_t k = 0; k < M; k++)
+                assert_close(a[k], q[k], 1e-8);
             check_qp_optimal(h, 1, 0, 0, zr, q);
             /* the directional QP is certified optimal too */
             assert_strux_ok(strux_alpha_qp(h, 1, 0, 1, root, q, NULL));
@@ -313,31 +334,37 @@ static void test_trees_random(void **state)
                 if (a[k] < amin) amin = a[k];
                 if (k > 0) assert_true(a[k] >= a[h->parent_idx[h->parent_ptr[k]]] - 1e-15);
             }
-            for (int32_t i = 0; i < h->n_leaves; i++) assert_close(path_sum(h, i, a), 1, 1e-12);
+            for (int32_t i = 0; i < h->n_leaves; i++)
+                assert_close(path_sum(h, i, a), 1, 1e-12);
             double tstar;
             assert_strux_ok(strux_alpha_maxmin_lp(h, 1, root, q, &tstar));
             if (!zr) assert_close(amin, 1.0 / h->max_depth, 1e-12);
             assert_close(tstar, amin, 1e-9);
-            for (int32_t k = 0; k < M; k++) assert_close(a[k], q[k], 1e-8);
+            for (int32_t k = 0; k < M; k++)
+                assert_close(a[k], q[k], 1e-8);
         }
         /* A10: with the root zeroed, the rest is the free α scaled by 1/(1 − α_root) (ρ = 2 and
          * ρ = 3 closed forms) */
         for (double rho = 2; rho <= 3; rho += 1) {
             assert_strux_ok(strux_alpha_rho_tree(h, rho, STRUX_ALPHA_ROOT_FREE, a));
             assert_strux_ok(strux_alpha_rho_tree(h, rho, STRUX_ALPHA_ROOT_ZERO, z));
-            for (int32_t k = 1; k < M; k++) assert_close(z[k], a[k] / (1 - a[0]), 1e-12);
-            for (int32_t i = 0; i < h->n_leaves; i++) assert_close(path_sum(h, i, a), 1, 1e-12);
+            for (int32_t k = 1; k < M; k++)
+                assert_close(z[k], a[k] / (1 - a[0]), 1e-12);
+            for (int32_t i = 0; i < h->n_leaves; i++)
+                assert_close(path_sum(h, i, a), 1, 1e-12);
         }
         /* ρ = 3: no random feasible α has a smaller Σ α³ */
         double s3 = 0, b[MAXN], trial[MAXN];
-        for (int32_t k = 0; k < M; k++) s3 += a[k] * a[k] * a[k];
+        for (int32_t k = 0; k < M; k++)
+            s3 += a[k] * a[k] * a[k];
         for (int s = 0; s < 200; s++) {
             random_feasible(h, a, 1, &r, trial, b);
             /* make the trial an equality point: leaves take the rest */
             for (int32_t k = 0; k < M; k++)
                 if (h->leaf_pos[k] >= 0) trial[k] = b[k];
             double v = 0;
-            for (int32_t k = 0; k < M; k++) v += trial[k] * trial[k] * trial[k];
+            for (int32_t k = 0; k < M; k++)
+                v += trial[k] * trial[k] * trial[k];
             assert_true(v >= s3 * (1 - 1e-12));
         }
         strux_hierarchy_destroy(&h);
@@ -374,6 +401,34 @@ static void test_dags_random(void **state)
     assert_true(n_dag > 100);
 }
 
+/* Above STRUX_ALPHA_QP_DENSE_MAX nodes the QP is Hildreth's: still the closed form to 1e-8 on a
+ * random tree of 700 nodes (root free and zero). */
+static void test_hildreth_large(void **state)
+{
+    (void)state;
+    enum { BIG = 700 };
+    assert_true(BIG > STRUX_ALPHA_QP_DENSE_MAX);
+    strux_rng r;
+    strux_rng_init(&r, 14, 5, 0);
+    static int64_t p[BIG], c[BIG];
+    for (int i = 1; i < BIG; i++) {
+        p[i - 1] = (int64_t)strux_rng_below(&r, (uint64_t)i);
+        c[i - 1] = i;
+    }
+    strux_hierarchy *h = make(BIG - 1, p, c);
+    static double a[BIG], q[BIG];
+    for (int zr = 0; zr < 2; zr++) {
+        strux_alpha_root root = zr ? STRUX_ALPHA_ROOT_ZERO : STRUX_ALPHA_ROOT_FREE;
+        int64_t sweeps;
+        assert_strux_ok(strux_alpha_rho_tree(h, 2, root, a));
+        assert_strux_ok(strux_alpha_qp(h, 1, 0, 0, root, q, &sweeps));
+        for (int32_t k = 0; k < BIG; k++)
+            assert_true(fabs(a[k] - q[k]) <= 1e-8);
+        assert_true(sweeps > 1);
+    }
+    strux_hierarchy_destroy(&h);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -382,6 +437,7 @@ int main(void)
         cmocka_unit_test(test_rho_and_height_examples),
         cmocka_unit_test(test_trees_random),
         cmocka_unit_test(test_dags_random),
+        cmocka_unit_test(test_hildreth_large),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
