@@ -56,8 +56,8 @@ typedef struct strux_hierarchy {
 } strux_hierarchy;
 
 typedef struct strux_hierarchy_options {
-    int32_t max_nodes; /* > 0: more distinct file ids than this is an input error; 0: any count
-                          that fits int32_t node indices */
+    int32_t max_nodes; /* > 0: more distinct file ids than this is an input error; 0: the limit
+                          is 2^30 (node indices are int32_t, stop leaves may double the count) */
 } strux_hierarchy_options;
 
 /* Build a hierarchy from n_edges edges parent[e] → child[e]; line[e] is the edge's 1-based source

@@ -115,60 +115,49 @@ static void qp_free(struct qp *P)
     strux_free(&P->eq);
 }
 
-/* Rows of the QP, counted (fill = 0) or written (fill = 1). */
-static void qp_rows(const strux_hierarchy *h, double t, double floor, int directional,
-                    int zero_root, struct qp *P, int fill)
+/* Row builder: with the arrays still NULL it only counts rows and entries. */
+static void put_entry(struct qp *P, int32_t k, double v)
 {
-    int64_t r = 0, z = 0;
-#define ROW_START()                                                                                \
-    do {                                                                                           \
-        if (fill) P->ptr[r] = z;                                                                   \
-    } while (0)
-#define ENTRY(k, v)                                                                                \
-    do {                                                                                           \
-        if (fill) {                                                                                \
-            P->idx[z] = (k);                                                                       \
-            P->val[z] = (v);                                                                       \
-        }                                                                                          \
-        z++;                                                                                       \
-    } while (0)
-#define ROW_END(rhs, is_eq)                                                                        \
-    do {                                                                                           \
-        if (fill) {                                                                                \
-            P->b[r] = (rhs);                                                                       \
-            P->eq[r] = (is_eq);                                                                    \
-        }                                                                                          \
-        r++;                                                                                       \
-    } while (0)
-    for (int32_t i = 0; i < h->n_leaves; i++) {
-        for (int sign = 1; sign >= (t > 1 ? -1 : 1); sign -= 2) {
-            ROW_START();
-            for (int64_t q = h->anc_ptr[i]; q < h->anc_ptr[i + 1]; q++)
-                if (!(zero_root && h->anc_idx[q] == 0)) ENTRY(h->anc_idx[q], (double)sign);
-            ROW_END(sign > 0 ? 1.0 : -t, t > 1 ? 0 : 1);
-        }
+    if (P->idx) {
+        P->idx[P->nnz] = k;
+        P->val[P->nnz] = v;
     }
+    P->nnz++;
+}
+
+static void end_row(struct qp *P, double rhs, int eq)
+{
+    if (P->b) {
+        P->b[P->n_rows] = rhs;
+        P->eq[P->n_rows] = (unsigned char)eq;
+        P->ptr[P->n_rows + 1] = P->nnz;
+    }
+    P->n_rows++;
+}
+
+/* The rows of the QP (see strux_alpha_qp), counted or written. */
+static void qp_rows(const strux_hierarchy *h, double t, double floor, int directional,
+                    int zero_root, struct qp *P)
+{
+    P->n_rows = P->nnz = 0;
+    for (int32_t i = 0; i < h->n_leaves; i++)
+        for (int sign = 1; sign >= (t > 1 ? -1 : 1); sign -= 2) {
+            for (int64_t q = h->anc_ptr[i]; q < h->anc_ptr[i + 1]; q++)
+                if (!(zero_root && h->anc_idx[q] == 0)) put_entry(P, h->anc_idx[q], sign);
+            end_row(P, sign > 0 ? 1.0 : -t, t == 1);
+        }
     for (int32_t n = zero_root; n < h->n_nodes; n++) {
-        ROW_START();
-        ENTRY(n, 1.0);
-        ROW_END(floor, 0);
+        put_entry(P, n, 1.0);
+        end_row(P, floor, 0);
     }
     if (directional)
         for (int32_t n = 1; n < h->n_nodes; n++)
             for (int64_t q = h->parent_ptr[n]; q < h->parent_ptr[n + 1]; q++) {
-                int32_t p = h->parent_idx[q];
-                if (zero_root && p == 0) continue;
-                ROW_START();
-                ENTRY(p, -1.0);
-                ENTRY(n, 1.0);
-                ROW_END(0.0, 0);
+                if (zero_root && h->parent_idx[q] == 0) continue;
+                put_entry(P, h->parent_idx[q], -1.0);
+                put_entry(P, n, 1.0);
+                end_row(P, 0.0, 0);
             }
-    if (fill) P->ptr[r] = z;
-    P->n_rows = r;
-    P->nnz = z;
-#undef ROW_START
-#undef ENTRY
-#undef ROW_END
 }
 
 static double row_dot(const struct qp *P, int64_t j, const double *x)
@@ -366,7 +355,7 @@ strux_status strux_alpha_qp(const strux_hierarchy *h, double t, double floor, in
     strux_status st = STRUX_OK;
     struct qp P = {.M = M};
     double *mu = NULL, *prev = NULL;
-    qp_rows(h, t, floor, directional, zero_root, &P, 0);
+    qp_rows(h, t, floor, directional, zero_root, &P);
     STRUX_TRY_GOTO(st, strux_alloc_array(&P.ptr, (size_t)P.n_rows + 1, sizeof *P.ptr), done);
     STRUX_TRY_GOTO(st, strux_alloc_array(&P.idx, (size_t)P.nnz, sizeof *P.idx), done);
     STRUX_TRY_GOTO(st, strux_alloc_array(&P.val, (size_t)P.nnz, sizeof *P.val), done);
@@ -375,7 +364,7 @@ strux_status strux_alpha_qp(const strux_hierarchy *h, double t, double floor, in
     STRUX_TRY_GOTO(st, strux_alloc_array(&P.eq, (size_t)P.n_rows, 1), done);
     STRUX_TRY_GOTO(st, strux_alloc_array(&mu, (size_t)P.n_rows, sizeof *mu), done);
     STRUX_TRY_GOTO(st, strux_alloc_array(&prev, (size_t)M, sizeof *prev), done);
-    qp_rows(h, t, floor, directional, zero_root, &P, 1);
+    qp_rows(h, t, floor, directional, zero_root, &P);
     for (int64_t j = 0; j < P.n_rows; j++)
         for (int64_t z = P.ptr[j]; z < P.ptr[j + 1]; z++)
             P.norm2[j] += P.val[z] * P.val[z];

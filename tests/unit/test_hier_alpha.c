@@ -429,6 +429,37 @@ static void test_hildreth_large(void **state)
     strux_hierarchy_destroy(&h);
 }
 
+/* Algorithm 5 allocates nothing; every allocation of the QP (both methods), the LP program and
+ * the ρ closed form fails once in turn: NOMEM and nothing leaks. */
+static void test_allocations(void **state)
+{
+    (void)state;
+    strux_hierarchy *h = spec_tree();
+    const double N[5] = {0, 1, 4, 1, 1};
+    double alpha[5], work[5], value;
+    int64_t calls = strux_alloc_calls();
+    assert_strux_ok(strux_alpha_shared_frobenius(h, N, 1e-8, work, alpha, &value));
+    assert_int_equal(strux_alloc_calls(), calls);
+    size_t base = strux_alloc_bytes();
+    for (int which = 0; which < 3; which++) {
+        int failed = 0;
+        for (int64_t n = 0; n < 100; n++) {
+            strux_alloc_fail_after(n);
+            strux_status st =
+                which == 0   ? strux_alpha_qp(h, 1, 0, 1, STRUX_ALPHA_ROOT_FREE, alpha, NULL)
+                : which == 1 ? strux_alpha_maxmin_lp(h, 1, STRUX_ALPHA_ROOT_FREE, alpha, NULL)
+                             : strux_alpha_rho_tree(h, 2, STRUX_ALPHA_ROOT_FREE, alpha);
+            strux_alloc_fail_after(-1);
+            assert_int_equal(strux_alloc_bytes(), base);
+            if (st == STRUX_OK) break;
+            assert_int_equal(st, STRUX_ERR_NOMEM);
+            failed++;
+        }
+        assert_true(failed > 0);
+    }
+    strux_hierarchy_destroy(&h);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -438,6 +469,7 @@ int main(void)
         cmocka_unit_test(test_trees_random),
         cmocka_unit_test(test_dags_random),
         cmocka_unit_test(test_hildreth_large),
+        cmocka_unit_test(test_allocations),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
