@@ -225,6 +225,35 @@ static void gi_append(int32_t M, int32_t q, struct gi_work *w, const double *n)
         w->Q[(size_t)q * M + k] = w->z[k] / nz;
 }
 
+/* Remove active row k of q from N_A = Q R: delete column k of R, return the Hessenberg part to
+ * triangular form by Givens rotations of rows i, i+1 (and columns i, i+1 of Q), drop the last
+ * column of Q. O(q² + M q). */
+static void gi_drop(int32_t M, int32_t q, struct gi_work *w, int32_t k)
+{
+    for (int32_t i = k; i + 1 < q; i++) {
+        w->act[i] = w->act[i + 1];
+        w->sgn[i] = w->sgn[i + 1];
+        w->u[i] = w->u[i + 1];
+    }
+    memmove(w->R + (size_t)k * M, w->R + (size_t)(k + 1) * M,
+            (size_t)(q - 1 - k) * (size_t)M * sizeof *w->R);
+    for (int32_t i = k; i + 1 < q; i++) {
+        double a = w->R[(size_t)i * M + i], b = w->R[(size_t)i * M + i + 1], r = hypot(a, b);
+        double c = a / r, s = b / r;
+        for (int32_t j = i; j + 1 < q; j++) {
+            double *col = w->R + (size_t)j * M, ri = col[i], ri1 = col[i + 1];
+            col[i] = c * ri + s * ri1;
+            col[i + 1] = -s * ri + c * ri1;
+        }
+        double *qi = w->Q + (size_t)i * M, *qi1 = w->Q + (size_t)(i + 1) * M;
+        for (int32_t m = 0; m < M; m++) {
+            double x = qi[m], y = qi1[m];
+            qi[m] = c * x + s * y;
+            qi1[m] = -s * x + c * y;
+        }
+    }
+}
+
 /* Goldfarb and Idnani's dual active-set method (Math. Programming 27, 1983) for
  * min ½‖x‖² s.t. g_j·x ≥ b_j (= b_j on equality rows): H = I, so it starts at x = 0 and keeps
  * N_A = Q R explicitly. Each round enters the most violated row and takes dual steps (dropping the
@@ -324,17 +353,7 @@ static int qp_active_set(const struct qp *P, struct gi_work *w, double *x, int64
                 w->u[q++] = up;
                 break;
             }
-            /* drop k_drop and rebuild Q R from the remaining active rows */
-            for (int32_t i = k_drop; i + 1 < q; i++) {
-                w->act[i] = w->act[i + 1];
-                w->sgn[i] = w->sgn[i + 1];
-                w->u[i] = w->u[i + 1];
-            }
-            q--;
-            for (int32_t i = 0; i < q; i++) {
-                gi_dense_row(P, w->act[i], w->sgn[i], w->v);
-                gi_append(M, i, w, w->v);
-            }
+            gi_drop(M, q--, w, k_drop);
             double s = 0;
             for (int32_t k = 0; k < M; k++)
                 s += w->n[k] * x[k];

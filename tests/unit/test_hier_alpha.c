@@ -10,7 +10,9 @@
 #include "strux/hierarchy.h"
 #include "strux/lp.h"
 
+#include <inttypes.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 enum { MAXN = 40 };
@@ -401,6 +403,52 @@ static void test_dags_random(void **state)
     assert_true(n_dag > 100);
 }
 
+/* The shared `.hier` files hold `parent child` lines; read them without the (future) file reader.
+ */
+static strux_hierarchy *read_shared_hier(const char *rel)
+{
+    enum { MAX_EDGES = 1000 };
+    static int64_t p[MAX_EDGES], c[MAX_EDGES];
+    FILE *f = fopen(shared_data(rel), "r");
+    assert_non_null(f);
+    int64_t n = 0;
+    while (n < MAX_EDGES && fscanf(f, "%" SCNd64 " %" SCNd64, &p[n], &c[n]) == 2)
+        n++;
+    fclose(f);
+    strux_hierarchy *h = NULL;
+    assert_strux_ok(strux_hierarchy_from_edges(rel, n, p, c, NULL, NULL, &h));
+    return h;
+}
+
+/* The largest shared tree, funcat_cellcycle (500 nodes): the active-set QP reproduces the ρ = 2
+ * closed form and LP phase 1 + 2 the height rule (t* = 1/7), both to 1e-10; Algorithm 5 on random
+ * norms reaches B[root]. */
+static void test_funcat(void **state)
+{
+    (void)state;
+    strux_hierarchy *h = read_shared_hier("funcat_cellcycle/cellcycle_FUN.hier");
+    int32_t M = h->n_nodes;
+    assert_int_equal(M, 500);
+    static double a[500], q[500], N[500], work[500];
+    double tstar, value;
+    assert_strux_ok(strux_alpha_rho_tree(h, 2, STRUX_ALPHA_ROOT_FREE, a));
+    assert_strux_ok(strux_alpha_qp(h, 1, 0, 0, STRUX_ALPHA_ROOT_FREE, q, NULL));
+    for (int32_t k = 0; k < M; k++)
+        assert_true(fabs(a[k] - q[k]) <= 1e-10);
+    assert_strux_ok(strux_alpha_height_tree(h, STRUX_ALPHA_ROOT_FREE, a));
+    assert_strux_ok(strux_alpha_maxmin_lp(h, 1, STRUX_ALPHA_ROOT_FREE, q, &tstar));
+    assert_close(tstar, 1.0 / 7, 1e-12);
+    for (int32_t k = 0; k < M; k++)
+        assert_true(fabs(a[k] - q[k]) <= 1e-10);
+    strux_rng r;
+    strux_rng_init(&r, 14, 6, 0);
+    for (int32_t k = 0; k < M; k++)
+        N[k] = k == 0 ? 0 : strux_rng_uniform(&r);
+    assert_strux_ok(strux_alpha_shared_frobenius(h, N, 0, work, a, &value));
+    assert_close(frob_value(M, N, a), value, 1e-12);
+    strux_hierarchy_destroy(&h);
+}
+
 /* Above STRUX_ALPHA_QP_DENSE_MAX nodes the QP is Hildreth's: still the closed form to 1e-8 on a
  * random tree of 700 nodes (root free and zero). */
 static void test_hildreth_large(void **state)
@@ -468,6 +516,7 @@ int main(void)
         cmocka_unit_test(test_rho_and_height_examples),
         cmocka_unit_test(test_trees_random),
         cmocka_unit_test(test_dags_random),
+        cmocka_unit_test(test_funcat),
         cmocka_unit_test(test_hildreth_large),
         cmocka_unit_test(test_allocations),
     };

@@ -8,6 +8,8 @@
 
 #include "strux/hierarchy.h"
 
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -452,6 +454,41 @@ static void test_random(void **state)
     }
 }
 
+/* The shared `.hier` files hold `parent child` lines; read them without the (future) file reader.
+ */
+static strux_hierarchy *read_shared_hier(const char *rel)
+{
+    enum { MAX_EDGES = 1000 };
+    static int64_t p[MAX_EDGES], c[MAX_EDGES];
+    FILE *f = fopen(shared_data(rel), "r");
+    assert_non_null(f);
+    int64_t n = 0;
+    while (n < MAX_EDGES && fscanf(f, "%" SCNd64 " %" SCNd64, &p[n], &c[n]) == 2)
+        n++;
+    fclose(f);
+    strux_hierarchy *h = NULL;
+    assert_strux_ok(strux_hierarchy_from_edges(rel, n, p, c, NULL, NULL, &h));
+    return h;
+}
+
+/* The shared hierarchies (data/README.md counts nodes without the root): imclef07a 96 + 1 nodes,
+ * 63 leaves, depth 3 + 1; funcat_cellcycle 499 + 1 nodes, depth 6 + 1. */
+static void test_shared_files(void **state)
+{
+    (void)state;
+    char buf[256];
+    strux_hierarchy *h = read_shared_hier("imclef07a/ImCLEF07A.hier");
+    strux_hierarchy_summary(h, buf, sizeof buf);
+    assert_string_equal(buf, "imclef07a/ImCLEF07A.hier: tree, 97 nodes (63 leaves), 96 edges, "
+                             "depth 4, up to 8 children, root 0");
+    strux_hierarchy_destroy(&h);
+    h = read_shared_hier("funcat_cellcycle/cellcycle_FUN.hier");
+    strux_hierarchy_summary(h, buf, sizeof buf);
+    assert_string_equal(buf, "funcat_cellcycle/cellcycle_FUN.hier: tree, 500 nodes (324 leaves), "
+                             "499 edges, depth 7, up to 18 children, root 0");
+    strux_hierarchy_destroy(&h);
+}
+
 /* Every allocation of a build and of adding stop leaves fails once in turn: NOMEM, nothing leaks,
  * and the hierarchy given to add_stop_leaves is unchanged. */
 static void test_alloc_failures(void **state)
@@ -501,6 +538,7 @@ int main(void)
         cmocka_unit_test(test_forest_and_diamond),
         cmocka_unit_test(test_random),
         cmocka_unit_test(test_alloc_failures),
+        cmocka_unit_test(test_shared_files),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
