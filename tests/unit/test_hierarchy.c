@@ -41,6 +41,11 @@ static void test_errors(void **state)
     assert_strux_fails(strux_hierarchy_from_edges("a.hier", 5, cp, cc, cl, NULL, &h),
                        STRUX_ERR_INPUT,
                        "a.hier:4: the hierarchy has a cycle: 101 -> 202 -> 303 -> 101");
+    /* the smallest unsorted node (5) hangs below the cycle; the walk up from it still names it */
+    const int64_t dp[5] = {10, 30, 40, 50, 40}, dc[5] = {20, 40, 50, 30, 5};
+    assert_strux_fails(strux_hierarchy_from_edges("e.hier", 5, dp, dc, NULL, NULL, &h),
+                       STRUX_ERR_INPUT,
+                       "e.hier:4: the hierarchy has a cycle: 30 -> 40 -> 50 -> 30");
     /* two-node cycle with no source at all */
     const int64_t tp[2] = {5, 6}, tc[2] = {6, 5};
     assert_strux_fails(strux_hierarchy_from_edges("b.hier", 2, tp, tc, NULL, NULL, &h),
