@@ -150,19 +150,22 @@ strux_status strux_alpha_height_tree(const strux_hierarchy *h, strux_alpha_root 
 /* The §3.3 QP: min Σ α_n² subject to 1 ≤ Σ_{Ā(l)} α ≤ t for every leaf (t = 1: equality),
  * α_n ≥ floor for every node (α_root = 0 under ROOT_ZERO), and α_child ≥ α_parent on every edge
  * when directional. Up to STRUX_ALPHA_QP_DENSE_MAX nodes it is solved exactly (up to rounding) by
- * Goldfarb and Idnani's dual active-set method (dense, O(M²) memory); above, and if rounding ever
+ * Goldfarb and Idnani's dual active-set method (dense: 16·M² bytes); above, and if rounding ever
  * makes that method fail, by Hildreth's dual coordinate ascent of spec §3.3 (stops when no
- * multiplier moves by 1e-13 or α stands still while feasible; violation ≤ 1e-8 accepted).
+ * multiplier moves by 1e-13 or α stands still while feasible, within a budget of 4e9 row-entry
+ * updates; violation ≤ 1e-8 accepted).
  * *iters (may be NULL) gets the active-set iterations or Hildreth's sweeps. STRUX_ERR_NUMERIC if
  * the constraints are infeasible, STRUX_ERR_CONFIG for t < 1, STRUX_ERR_NOMEM. */
-#define STRUX_ALPHA_QP_DENSE_MAX 600
+#define STRUX_ALPHA_QP_DENSE_MAX 2000
 strux_status strux_alpha_qp(const strux_hierarchy *h, double t, double floor, int directional,
                             strux_alpha_root root, double *alpha, int64_t *iters);
 
 /* (6.7) on any hierarchy by LP phase 1 through strux/lp.h: t* = max t s.t. α_n ≥ t for every
  * node (the root excepted under ROOT_ZERO), 1 ≤ Σ_{Ā(l)} α ≤ t_sum, directional constraints, α ≥ 0;
  * then phase 2 [added]: the QP above with floor t* (less 1e-12 relative) makes α unique (on trees:
- * the height rule). *t_star (may be NULL) gets t*. STRUX_ERR_LP, STRUX_ERR_NOMEM. */
+ * the height rule). Above STRUX_ALPHA_QP_DENSE_MAX nodes, if Hildreth does not converge on that
+ * thin polytope, the LP's vertex is kept (a maximiser, not the least-norm one) with a warning in
+ * the log. *t_star (may be NULL) gets t*. STRUX_ERR_LP, STRUX_ERR_NOMEM. */
 strux_status strux_alpha_maxmin_lp(const strux_hierarchy *h, double t_sum, strux_alpha_root root,
                                    double *alpha, double *t_star);
 

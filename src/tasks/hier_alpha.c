@@ -18,6 +18,8 @@
 #define QP_DALPHA_TOL 1e-14
 /* ... or after this many sweeps, accepted only with violation ≤ QP_VIOL_OK. */
 #define QP_MAX_SWEEPS 200000
+/* ... or when the sweeps have touched this many row entries (bounds the time on large M). */
+#define QP_MAX_WORK 4e9
 #define QP_VIOL_OK 1e-8
 /* The active-set method stops when no row is violated by more than this (absolute: α ≤ T). */
 #define QP_FEAS_TOL 1e-11
@@ -200,22 +202,20 @@ static void gi_dense_row(const struct qp *P, int64_t j, double sign, double *n)
         n[P->idx[z]] = sign * P->val[z];
 }
 
-/* Append column n to N_A = Q R by Gram-Schmidt (twice); z gets the residual. */
-static void gi_append(int32_t M, int32_t q, struct gi_work *w, const double *n)
+/* Append the entering row to N_A = Q R, given v = Qᵀ n and z = n − Q v: one more Gram-Schmidt
+ * pass on z keeps Q orthonormal to rounding ("twice is enough"). O(M q). */
+static void gi_append(int32_t M, int32_t q, struct gi_work *w)
 {
     double *rc = w->R + (size_t)q * M;
-    memcpy(w->z, n, (size_t)M * sizeof *w->z);
-    memset(rc, 0, (size_t)M * sizeof *rc);
-    for (int pass = 0; pass < 2; pass++)
-        for (int32_t i = 0; i < q; i++) {
-            const double *qi = w->Q + (size_t)i * M;
-            double d = 0;
-            for (int32_t k = 0; k < M; k++)
-                d += qi[k] * w->z[k];
-            for (int32_t k = 0; k < M; k++)
-                w->z[k] -= d * qi[k];
-            rc[i] += d;
-        }
+    for (int32_t i = 0; i < q; i++) {
+        const double *qi = w->Q + (size_t)i * M;
+        double d = 0;
+        for (int32_t k = 0; k < M; k++)
+            d += qi[k] * w->z[k];
+        for (int32_t k = 0; k < M; k++)
+            w->z[k] -= d * qi[k];
+        rc[i] = w->v[i] + d;
+    }
     double nz = 0;
     for (int32_t k = 0; k < M; k++)
         nz += w->z[k] * w->z[k];
@@ -302,23 +302,19 @@ static int qp_active_set(const struct qp *P, struct gi_work *w, double *x, int64
         for (;; it++) {
             if (it >= limit) return 2;
             /* z = (I − Q Qᵀ) n, r = R⁻¹ Qᵀ n */
-            for (int32_t i = 0; i < q; i++) {
+            for (int32_t i = 0; i < q; i++) { /* n has the few entries of row p */
                 const double *qi = w->Q + (size_t)i * M;
                 double d = 0;
-                for (int32_t k = 0; k < M; k++)
-                    d += qi[k] * w->n[k];
+                for (int64_t e = P->ptr[p]; e < P->ptr[p + 1]; e++)
+                    d += qi[P->idx[e]] * w->n[P->idx[e]];
                 w->v[i] = d;
             }
             memcpy(w->z, w->n, (size_t)M * sizeof *w->z);
-            for (int pass = 0; pass < 2; pass++)
-                for (int32_t i = 0; i < q; i++) {
-                    const double *qi = w->Q + (size_t)i * M;
-                    double d = 0;
-                    for (int32_t k = 0; k < M; k++)
-                        d += qi[k] * w->z[k];
-                    for (int32_t k = 0; k < M; k++)
-                        w->z[k] -= d * qi[k];
-                }
+            for (int32_t i = 0; i < q; i++) {
+                const double *qi = w->Q + (size_t)i * M;
+                for (int32_t k = 0; k < M; k++)
+                    w->z[k] -= w->v[i] * qi[k];
+            }
             for (int32_t i = q - 1; i >= 0; i--) {
                 double s = w->v[i];
                 for (int32_t l = i + 1; l < q; l++)
@@ -347,7 +343,7 @@ static int qp_active_set(const struct qp *P, struct gi_work *w, double *x, int64
                 w->u[i] -= t * w->r[i];
             up += t;
             if (t == t2) {
-                gi_append(M, q, w, w->n);
+                gi_append(M, q, w);
                 w->act[q] = p;
                 w->sgn[q] = sign;
                 w->u[q++] = up;
@@ -415,7 +411,8 @@ strux_status strux_alpha_qp(const strux_hierarchy *h, double t, double floor, in
     memset(alpha, 0, (size_t)M * sizeof *alpha);
     int64_t s = 0;
     double dmu = INFINITY, dalpha = INFINITY;
-    for (; s < QP_MAX_SWEEPS && dmu > QP_DMU_TOL && dalpha > QP_DALPHA_TOL; s++) {
+    int64_t max_sweeps = (int64_t)fmin(QP_MAX_SWEEPS, fmax(100, QP_MAX_WORK / (double)P.nnz));
+    for (; s < max_sweeps && dmu > QP_DMU_TOL && dalpha > QP_DALPHA_TOL; s++) {
         dmu = 0;
         memcpy(prev, alpha, (size_t)M * sizeof *prev);
         for (int64_t j = 0; j < P.n_rows; j++) {
@@ -509,8 +506,22 @@ strux_status strux_alpha_maxmin_lp(const strux_hierarchy *h, double t_sum, strux
                      h->path, res == STRUX_LP_INFEASIBLE ? "infeasible" : "unbounded");
     if (t_star) *t_star = t;
     /* phase 2 [added]: the least-norm α among the maximisers (floor a hair below t* so rounding
-     * in the LP cannot make the QP infeasible) */
-    STRUX_TRY_GOTO(st, strux_alpha_qp(h, t_sum, t * (1 - 1e-12), 1, root, alpha, NULL), done);
+     * in the LP cannot make the QP infeasible). Above the dense limit Hildreth may not converge
+     * on this thin polytope: then the phase-1 vertex is kept (a maximiser, not the canonical one)
+     * and a warning says so. */
+    strux_lp_primal(lp, obj);
+    st = strux_alpha_qp(h, t_sum, t * (1 - 1e-12), 1, root, alpha, NULL);
+    if (st == STRUX_ERR_NUMERIC && M > STRUX_ALPHA_QP_DENSE_MAX) {
+        strux_log(STRUX_LOG_WARN,
+                  "max-min α on %s: the least-norm tie-break did not converge (%s); using the LP "
+                  "vertex (min α = %g)",
+                  h->path, strux_error_message(), t);
+        strux_error_clear();
+        memcpy(alpha, obj, (size_t)M * sizeof *alpha);
+        if (zero_root) alpha[0] = 0;
+        st = STRUX_OK;
+    }
+    STRUX_TRY_GOTO(st, st, done);
 done:
     strux_lp_destroy(&lp);
     strux_free(&idx);
