@@ -163,9 +163,10 @@ strux_status strux_alpha_qp(const strux_hierarchy *h, double t, double floor, in
 /* (6.7) on any hierarchy by LP phase 1 through strux/lp.h: t* = max t s.t. α_n ≥ t for every
  * node (the root excepted under ROOT_ZERO), 1 ≤ Σ_{Ā(l)} α ≤ t_sum, directional constraints, α ≥ 0;
  * then phase 2 [added]: the QP above with floor t* (less 1e-12 relative) makes α unique (on trees:
- * the height rule). Above STRUX_ALPHA_QP_DENSE_MAX nodes, if Hildreth does not converge on that
- * thin polytope, the LP's vertex is kept (a maximiser, not the least-norm one) with a warning in
- * the log. *t_star (may be NULL) gets t*. STRUX_ERR_LP, STRUX_ERR_NOMEM. */
+ * the height rule). Above STRUX_ALPHA_QP_DENSE_MAX nodes phase 2 is skipped (Hildreth does not
+ * converge on that thin polytope): α is the LP's vertex, a maximiser but not the least-norm one,
+ * and a warning in the log says so. *t_star (may be NULL) gets t*. STRUX_ERR_LP, STRUX_ERR_NOMEM.
+ */
 strux_status strux_alpha_maxmin_lp(const strux_hierarchy *h, double t_sum, strux_alpha_root root,
                                    double *alpha, double *t_star);
 

@@ -450,7 +450,7 @@ static void test_funcat(void **state)
 }
 
 /* Above STRUX_ALPHA_QP_DENSE_MAX nodes the QP is Hildreth's: still the closed form to 1e-8 on a
- * random tree of 2,100 nodes (root free and zero). */
+ * random tree of 2,100 nodes (root free and zero); max-min is the LP's vertex. */
 static void test_hildreth_large(void **state)
 {
     (void)state;
@@ -459,12 +459,22 @@ static void test_hildreth_large(void **state)
     strux_rng r;
     strux_rng_init(&r, 14, 5, 0);
     static int64_t p[BIG], c[BIG];
-    for (int i = 1; i < BIG; i++) {
-        p[i - 1] = (int64_t)strux_rng_below(&r, (uint64_t)i);
+    for (int i = 1; i < BIG; i++)
         c[i - 1] = i;
-    }
-    strux_hierarchy *h = make(BIG - 1, p, c);
     static double a[BIG], q[BIG];
+    /* a star: max-min keeps the LP vertex above the dense limit; here it is unique, all 1/2 */
+    for (int i = 1; i < BIG; i++)
+        p[i - 1] = 0;
+    strux_hierarchy *h = make(BIG - 1, p, c);
+    double tstar;
+    assert_strux_ok(strux_alpha_maxmin_lp(h, 1, STRUX_ALPHA_ROOT_FREE, a, &tstar));
+    assert_close(tstar, 0.5, 1e-12);
+    for (int32_t k = 0; k < BIG; k++)
+        assert_close(a[k], 0.5, 1e-12);
+    strux_hierarchy_destroy(&h);
+    for (int i = 1; i < BIG; i++)
+        p[i - 1] = (int64_t)strux_rng_below(&r, (uint64_t)i);
+    h = make(BIG - 1, p, c);
     for (int zr = 0; zr < 2; zr++) {
         strux_alpha_root root = zr ? STRUX_ALPHA_ROOT_ZERO : STRUX_ALPHA_ROOT_FREE;
         int64_t sweeps;
