@@ -25,8 +25,8 @@ static void loaded_model_free(loaded_model *lm)
 }
 
 strux_read_options strux_cli_heldout_read_options(const strux_comm *comm,
-                                                  const strux_run_options *o,
-                                                  const strux_model *m, int32_t n_labels)
+                                                  const strux_run_options *o, const strux_model *m,
+                                                  int32_t n_labels)
 {
     int bias = o->data.bias > 0;
     strux_read_options ro = {
@@ -95,23 +95,6 @@ done:
     return st;
 }
 
-static strux_status write_file(const char *path, const char *bytes, size_t n)
-{
-    char tmp[4200];
-    strux_io_temp_name(path, tmp, sizeof tmp);
-    STRUX_TRY(strux_io_make_parent(path));
-    FILE *f = fopen(tmp, "wb");
-    STRUX_CHECK(f, STRUX_ERR_IO, "%s: cannot create the predictions file", path);
-    size_t w = n ? fwrite(bytes, 1, n, f) : 0;
-    int bad = fclose(f) != 0 || w != n;
-    if (bad) {
-        remove(tmp);
-        return strux_error_set(STRUX_ERR_IO, __FILE__, __LINE__, __func__, "%s: write failed",
-                               path);
-    }
-    return strux_io_commit(tmp, path);
-}
-
 strux_status strux_cli_evaluate(strux_comm *comm, strux_task *t, const strux_model *m,
                                 const strux_dataset *ds, const char *pred_path, char *json,
                                 size_t n)
@@ -127,7 +110,7 @@ strux_status strux_cli_evaluate(strux_comm *comm, strux_task *t, const strux_mod
     STRUX_TRY_GOTO(st, strux_comm_allreduce_sum(comm, acc, n_acc), done);
     if (pred_path) {
         STRUX_TRY_GOTO(st, strux_comm_gather_bytes(comm, text, len, 0, &all, &all_len), done);
-        if (strux_comm_rank(comm) == 0) st = write_file(pred_path, all, all_len);
+        if (strux_comm_rank(comm) == 0) st = strux_io_write_atomic(pred_path, all, all_len);
         STRUX_TRY_GOTO(st, strux_comm_agree(comm, st), done);
     }
     char body[8192];
@@ -162,8 +145,8 @@ static strux_status parse(int argc, char **argv, const char **model, const char 
     *model = *data = NULL;
     if (out) *out = NULL;
     for (int k = 1; k < argc; k++) {
-        const char **slot = strcmp(argv[k], "--model") == 0  ? model
-                            : strcmp(argv[k], "--data") == 0 ? data
+        const char **slot = strcmp(argv[k], "--model") == 0        ? model
+                            : strcmp(argv[k], "--data") == 0       ? data
                             : out && strcmp(argv[k], "--out") == 0 ? out
                                                                    : NULL;
         STRUX_CHECK(slot && k + 1 < argc, STRUX_ERR_CONFIG, "usage: %s", usage);
@@ -178,12 +161,18 @@ int strux_cmd_predict(strux_comm *comm, int argc, char **argv)
     const char *model, *data, *out;
     loaded_model lm = {0};
     char json[8192];
-    strux_status st = strux_comm_agree(
-        comm, parse(argc, argv, &model, &data, &out,
-                    "strux predict --model MODEL --data DATA --out PREDICTIONS"));
+    strux_status st =
+        strux_comm_agree(comm, parse(argc, argv, &model, &data, &out,
+                                     "strux predict --model MODEL --data DATA --out PREDICTIONS"));
+    if (st == STRUX_OK) {
+        /* before reading anything: --out must not be an input, a device, a FIFO or a directory */
+        const char *inputs[] = {model, data};
+        if (strux_comm_rank(comm) == 0) st = strux_io_check_output(out, inputs, 2);
+        st = strux_comm_agree(comm, st);
+    }
     if (st == STRUX_OK) st = load(comm, model, data, &lm);
-    if (st == STRUX_OK) st = strux_cli_evaluate(comm, lm.task, lm.model, lm.data, out, json,
-                                                sizeof json);
+    if (st == STRUX_OK)
+        st = strux_cli_evaluate(comm, lm.task, lm.model, lm.data, out, json, sizeof json);
     if (st == STRUX_OK)
         strux_log(STRUX_LOG_INFO, "%lld predictions written to %s", (long long)lm.data->n_global,
                   out);

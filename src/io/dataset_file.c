@@ -5,10 +5,12 @@
 #include "h5.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
 #define DATA_FORMAT "strux-csr"
+#define DATA_MAX_DIM 2147483645 /* features, with room for the bias column (data.dim's bound) */
 
 int strux_io_is_hdf5(const char *path)
 {
@@ -47,8 +49,8 @@ static strux_status write_dataset(hid_t f, const char *path, const void *ctx)
 
 strux_status strux_io_dataset_save(const char *path, const strux_dataset *ds)
 {
-    STRUX_CHECK(ds->n_local == ds->n_global && ds->bias_col < 0 && !ds->ex_ptr,
-                STRUX_ERR_INTERNAL, "convert needs every row, without bias, one row per example");
+    STRUX_CHECK(ds->n_local == ds->n_global && ds->bias_col < 0 && !ds->ex_ptr, STRUX_ERR_INTERNAL,
+                "convert needs every row, without bias, one row per example");
     return h5_create_atomic(path, write_dataset, ds);
 }
 
@@ -111,8 +113,8 @@ static strux_status check_labels(const int64_t *ptr, const int32_t *idx, int64_t
                         "%s: row %lld: label %d is out of range: the label count is %d", path, row,
                         idx[p], n_labels);
             STRUX_CHECK(p == ptr[r] || idx[p] > idx[p - 1], STRUX_ERR_INPUT,
-                        "%s: row %lld: labels must ascend without repeats (%d after %d)", path,
-                        row, idx[p], idx[p - 1]);
+                        "%s: row %lld: labels must ascend without repeats (%d after %d)", path, row,
+                        idx[p], idx[p - 1]);
         }
     return STRUX_OK;
 }
@@ -126,8 +128,7 @@ static strux_status read_body(hid_t f, const char *path, const strux_read_option
     int64_t *xptr = NULL, *yptr_all = NULL, *prefix = NULL, *y_ptr = NULL;
     int32_t *y_idx = NULL;
     strux_csr x = {0};
-    int rank;
-    hsize_t dims[2], ydims[2];
+    int64_t nnz_x, nnz_y;
 
     STRUX_TRY(h5_read_attr_str(f, "format", fmt, sizeof fmt, path));
     STRUX_CHECK(strcmp(fmt, DATA_FORMAT) == 0, STRUX_ERR_INPUT,
@@ -136,6 +137,17 @@ static strux_status read_body(hid_t f, const char *path, const strux_read_option
     STRUX_TRY(h5_read_attr_i64(f, "dim", &dim_file, path));
     STRUX_TRY(h5_read_attr_i64(f, "n_labels", &n_labels_file, path));
     STRUX_CHECK(n > 0, STRUX_ERR_INPUT, "%s: no examples", path);
+    /* every attribute against the type it is narrowed to, and every array's length against the
+     * attributes, before anything is allocated or read (issue 18: a 2^32+50-row file was read as
+     * 50 rows) */
+    STRUX_CHECK(n < INT64_MAX, STRUX_ERR_INPUT, "%s: attribute n_rows = %lld is too large", path,
+                (long long)n);
+    STRUX_CHECK(dim_file >= 0 && dim_file <= DATA_MAX_DIM, STRUX_ERR_INPUT,
+                "%s: attribute dim = %lld is outside [0, %d]", path, (long long)dim_file,
+                DATA_MAX_DIM);
+    STRUX_CHECK(n_labels_file >= 0 && n_labels_file <= INT32_MAX, STRUX_ERR_INPUT,
+                "%s: attribute n_labels = %lld is outside [0, %d]", path, (long long)n_labels_file,
+                INT32_MAX);
     STRUX_CHECK(n >= opt->n_ranks, STRUX_ERR_INPUT,
                 "%s: %lld examples cannot be shared by %d ranks (each rank needs at least one); "
                 "run with at most %lld ranks",
@@ -143,40 +155,56 @@ static strux_status read_body(hid_t f, const char *path, const strux_read_option
     int32_t dim = opt->dim > 0 ? opt->dim : (int32_t)dim_file;
     int32_t n_labels = opt->n_labels > 0 ? opt->n_labels : (int32_t)n_labels_file;
 
-    STRUX_TRY(h5_dims(f, "X/indices", &rank, dims, path));
-    STRUX_TRY(h5_dims(f, "Y/indices", &rank, ydims, path));
+    int64_t len;
+    STRUX_TRY(h5_shape(f, "X/indptr", 1, &len, path));
+    STRUX_CHECK(len == n + 1, STRUX_ERR_INPUT,
+                "%s: attribute n_rows = %lld but dataset 'X/indptr' has %lld entries (expected "
+                "n_rows + 1)",
+                path, (long long)n, (long long)len);
+    STRUX_TRY(h5_shape(f, "Y/indptr", 1, &len, path));
+    STRUX_CHECK(len == n + 1, STRUX_ERR_INPUT,
+                "%s: attribute n_rows = %lld but dataset 'Y/indptr' has %lld entries (expected "
+                "n_rows + 1)",
+                path, (long long)n, (long long)len);
+    STRUX_TRY(h5_shape(f, "X/indices", 1, &nnz_x, path));
+    STRUX_TRY(h5_shape(f, "X/data", 1, &len, path));
+    STRUX_CHECK(len == nnz_x, STRUX_ERR_INPUT,
+                "%s: dataset 'X/data' has %lld entries but 'X/indices' has %lld", path,
+                (long long)len, (long long)nnz_x);
+    STRUX_TRY(h5_shape(f, "Y/indices", 1, &nnz_y, path));
     STRUX_TRY_GOTO(st, strux_alloc_array(&xptr, (size_t)n + 1, sizeof *xptr), done);
     STRUX_TRY_GOTO(st, strux_alloc_array(&yptr_all, (size_t)n + 1, sizeof *yptr_all), done);
     STRUX_TRY_GOTO(st, h5_read(f, "X/indptr", H5T_NATIVE_INT64, 0, n + 1, xptr, path), done);
     STRUX_TRY_GOTO(st, h5_read(f, "Y/indptr", H5T_NATIVE_INT64, 0, n + 1, yptr_all, path), done);
-    STRUX_TRY_GOTO(st, check_indptr(xptr, n, (int64_t)dims[0], path, "X/indptr"), done);
-    STRUX_TRY_GOTO(st, check_indptr(yptr_all, n, (int64_t)ydims[0], path, "Y/indptr"), done);
+    STRUX_TRY_GOTO(st, check_indptr(xptr, n, nnz_x, path, "X/indptr"), done);
+    STRUX_TRY_GOTO(st, check_indptr(yptr_all, n, nnz_y, path, "Y/indptr"), done);
 
     STRUX_TRY_GOTO(st, strux_alloc_array(&prefix, (size_t)n + 1, sizeof *prefix), done);
-    for (int64_t i = 0; i < n; i++) prefix[i + 1] = prefix[i] + (xptr[i + 1] - xptr[i]) + 1;
+    for (int64_t i = 0; i < n; i++)
+        prefix[i + 1] = prefix[i] + (xptr[i + 1] - xptr[i]) + 1;
     int64_t lo, hi;
     STRUX_TRY_GOTO(st, strux_shard_range(prefix, n, opt->rank, opt->n_ranks, &lo, &hi), done);
 
     int64_t nnz = xptr[hi] - xptr[lo], nlab = yptr_all[hi] - yptr_all[lo];
     STRUX_TRY_GOTO(st, strux_csr_alloc(&x, hi - lo, dim, nnz), done);
-    for (int64_t i = lo; i <= hi; i++) x.ptr[i - lo] = xptr[i] - xptr[lo];
-    STRUX_TRY_GOTO(st, h5_read(f, "X/indices", H5T_NATIVE_INT32, xptr[lo], nnz, x.col, path),
-                   done);
+    for (int64_t i = lo; i <= hi; i++)
+        x.ptr[i - lo] = xptr[i] - xptr[lo];
+    STRUX_TRY_GOTO(st, h5_read(f, "X/indices", H5T_NATIVE_INT32, xptr[lo], nnz, x.col, path), done);
     STRUX_TRY_GOTO(st, h5_read(f, "X/data", H5T_NATIVE_FLOAT, xptr[lo], nnz, x.val, path), done);
     STRUX_TRY_GOTO(st, strux_alloc_array(&y_ptr, (size_t)(hi - lo) + 1, sizeof *y_ptr), done);
     STRUX_TRY_GOTO(st, strux_alloc_array(&y_idx, (size_t)nlab + 1, sizeof *y_idx), done);
-    for (int64_t i = lo; i <= hi; i++) y_ptr[i - lo] = yptr_all[i] - yptr_all[lo];
-    STRUX_TRY_GOTO(st,
-                   h5_read(f, "Y/indices", H5T_NATIVE_INT32, yptr_all[lo], nlab, y_idx, path),
+    for (int64_t i = lo; i <= hi; i++)
+        y_ptr[i - lo] = yptr_all[i] - yptr_all[lo];
+    STRUX_TRY_GOTO(st, h5_read(f, "Y/indices", H5T_NATIVE_INT32, yptr_all[lo], nlab, y_idx, path),
                    done);
 
     int64_t n_dropped = 0;
     STRUX_TRY_GOTO(st, check_features(&x, lo, dim, opt->drop_above_dim, path, &n_dropped), done);
     STRUX_TRY_GOTO(st, check_labels(y_ptr, y_idx, hi - lo, lo, n_labels, path), done);
-    STRUX_TRY_GOTO(st,
-                   strux_dataset_from_arrays(path, &x, &y_ptr, &y_idx, n, lo, dim, n_labels,
-                                             opt->bias, out),
-                   done);
+    STRUX_TRY_GOTO(
+        st,
+        strux_dataset_from_arrays(path, &x, &y_ptr, &y_idx, n, lo, dim, n_labels, opt->bias, out),
+        done);
     (*out)->n_dropped = n_dropped;
 done:
     strux_free(&xptr);
