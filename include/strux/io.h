@@ -1,7 +1,11 @@
 /* strux/io.h - files strux writes and reads besides text data: the HDF5 model (schema in
  * docs/model-format.md), the HDF5 CSR dataset container (`strux convert`), the training curve and
  * the JSON-lines metrics log. The only module that includes <hdf5.h>. Files are written atomically:
- * a temporary name in the same directory, then rename(2); on failure nothing is left behind. */
+ * HDF5 files are built in memory, then every file goes to a temporary name in the same directory,
+ * is fsync'ed and renamed (rename(2)), and the directory is fsync'ed; on failure nothing is left
+ * behind. Files read are checked before use: every attribute against the integer type it is
+ * narrowed to and against the arrays it describes, weights for finiteness (STRUX_ERR_INPUT naming
+ * the file, the attribute or dataset and both sizes). */
 #ifndef STRUX_IO_H
 #define STRUX_IO_H
 

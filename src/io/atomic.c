@@ -87,7 +87,13 @@ strux_status strux_io_write_atomic(const char *path, const void *bytes, size_t n
     STRUX_CHECK(strlen(path) < PATH_MAX, STRUX_ERR_IO, "%s: path too long", path);
     strux_io_temp_name(path, tmp, sizeof tmp);
     STRUX_TRY(strux_io_make_parent(path));
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    /* O_EXCL: a temporary of the same name is another writer's (the same pid on another node of
+     * a shared file system), never ours to truncate; take the next free name instead */
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    for (int k = 1; fd < 0 && errno == EEXIST && k < 100; k++) {
+        snprintf(tmp, sizeof tmp, "%s.tmp.%ld.%d", path, (long)getpid(), k);
+        fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    }
     STRUX_CHECK(fd >= 0, STRUX_ERR_IO, "%s: cannot create %s: %s", path, tmp, strerror(errno));
     const char *p = bytes;
     size_t left = n;

@@ -109,10 +109,32 @@ int h5_has(hid_t loc, const char *name)
     return H5Lexists(loc, name, H5P_DEFAULT) > 0 || H5Aexists(loc, name) > 0;
 }
 
+/* Number of elements of an attribute (is_attr) or a dataset, or -1. Reads of one value must check
+ * it is 1: HDF5 writes every element into the caller's buffer, so an array where a scalar belongs
+ * would overflow it. */
+static hssize_t n_elements(hid_t obj, int is_attr)
+{
+    hid_t sp = is_attr ? H5Aget_space(obj) : H5Dget_space(obj);
+    if (sp < 0) return -1;
+    hssize_t n = H5Sget_simple_extent_npoints(sp);
+    H5Sclose(sp);
+    return n;
+}
+
+#define NOT_SCALAR(file, kind, name, n)                                                            \
+    strux_error_set(STRUX_ERR_INPUT, __FILE__, __LINE__, __func__,                                 \
+                    "%s: %s '%s' holds %lld values where one belongs", file, kind, name,           \
+                    (long long)(n))
+
 strux_status h5_read_attr_str(hid_t loc, const char *name, char *buf, size_t n, const char *file)
 {
     hid_t a = H5Aopen(loc, name, H5P_DEFAULT);
     if (a < 0) return H5FAIL(file, "find attribute", name);
+    hssize_t n_el = n_elements(a, 1);
+    if (n_el != 1) {
+        H5Aclose(a);
+        return NOT_SCALAR(file, "attribute", name, n_el);
+    }
     hid_t ft = H5Aget_type(a);
     strux_status st = STRUX_OK;
     if (H5Tget_class(ft) != H5T_STRING) {
@@ -151,6 +173,11 @@ static strux_status attr_read(hid_t loc, const char *name, hid_t type, void *v, 
 {
     hid_t a = H5Aopen(loc, name, H5P_DEFAULT);
     if (a < 0) return H5FAIL(file, "find attribute", name);
+    hssize_t n_el = n_elements(a, 1);
+    if (n_el != 1) {
+        H5Aclose(a);
+        return NOT_SCALAR(file, "attribute", name, n_el);
+    }
     herr_t rc = H5Aread(a, type, v);
     H5Aclose(a);
     return rc < 0 ? H5FAIL(file, "read attribute", name) : STRUX_OK;
@@ -283,6 +310,11 @@ strux_status h5_read_str(hid_t loc, const char *name, char **out, const char *fi
 {
     hid_t d = H5Dopen2(loc, name, H5P_DEFAULT);
     if (d < 0) return H5FAIL(file, "find dataset", name);
+    hssize_t n_el = n_elements(d, 0);
+    if (n_el != 1) {
+        H5Dclose(d);
+        return NOT_SCALAR(file, "dataset", name, n_el);
+    }
     hid_t t = vlen_str_type();
     char *v = NULL;
     herr_t rc = H5Dread(d, t, H5S_ALL, H5S_ALL, H5P_DEFAULT, &v);

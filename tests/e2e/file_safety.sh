@@ -1,7 +1,7 @@
 # tests/e2e/file_safety.sh - files that must not crash strux or be destroyed by it (issue 18), at
 # mpirun -np 2: model files whose attributes disagree with their arrays (n_rows, dim, n_extra,
 # label_names, a 2-D or short curve column, 2^32+14 rows that int32 would read as 14), NaN/Inf
-# weights, bad checkpoints and HDF5 datasets (2^32+918 offsets read as 918, a dim beyond int32)
+# weights, arrays where one value belongs, bad checkpoints and HDF5 datasets (2^32+918 offsets read as 918, a dim beyond int32)
 # end with exit 3 and a message naming the file, the attribute or dataset and both sizes; outputs
 # that are an input, a device, a FIFO, a directory or under a file end with exit 4 before anything
 # is read; a full disk (a 64 KiB tmpfs, and always an LD_PRELOAD shim) is "disk full writing PATH
@@ -89,6 +89,14 @@ del f["training/primal"]
 f["training/primal"] = np.zeros(1)'
 model_fails curve_short "column 'training/primal' has 1 entries but 'training/epoch' has 2" \
     "training-curve columns of different lengths"
+bad_model attr_array 'f.attrs["n_rows"] = np.arange(1000, dtype=np.int64)'
+model_fails attr_array "attribute 'n_rows' holds 1000 values where one belongs" \
+    "an array where the n_rows attribute belongs (was a stack overflow)"
+bad_model config_array '
+del f["config"]
+f.create_dataset("config", data=["[task]"] * 100, dtype=h5py.string_dtype())'
+model_fails config_array "dataset 'config' holds 100 values where one belongs" \
+    "an array of strings where the config belongs"
 bad_model names 'f.attrs["n_labels"] = np.int64(15)'
 model_fails names "dataset 'label_names' holds 14 strings but attribute n_labels = 15" \
     "label_names disagreeing with n_labels"

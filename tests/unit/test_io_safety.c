@@ -119,6 +119,16 @@ static void test_write_atomic(void **state)
     read_text(p, buf, sizeof buf);
     assert_string_equal(buf, "second\n");
     assert_strux_ok(strux_io_write_atomic(tmp_path("atomic/empty.txt"), "", 0));
+    /* another writer's temporary of the same name (same pid, another node) is left alone */
+    char theirs[600];
+    strux_io_temp_name(p, theirs, sizeof theirs);
+    write_text(theirs, "theirs\n");
+    assert_strux_ok(strux_io_write_atomic(p, "third\n", 6));
+    read_text(p, buf, sizeof buf);
+    assert_string_equal(buf, "third\n");
+    read_text(theirs, buf, sizeof buf);
+    assert_string_equal(buf, "theirs\n");
+    assert_int_equal(remove(theirs), 0);
     /* the rename fails (a directory is in the way): the temporary is removed */
     assert_int_equal(mkdir(tmp_path("atomic/dir"), 0700), 0);
     assert_strux_fails(strux_io_write_atomic(tmp_path("atomic/dir"), "x", 1), STRUX_ERR_IO,
