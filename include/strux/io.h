@@ -1,7 +1,11 @@
 /* strux/io.h - files strux writes and reads besides text data: the HDF5 model (schema in
  * docs/model-format.md), the HDF5 CSR dataset container (`strux convert`), the training curve and
  * the JSON-lines metrics log. The only module that includes <hdf5.h>. Files are written atomically:
- * a temporary name in the same directory, then rename(2); on failure nothing is left behind. */
+ * HDF5 files are built in memory, then every file goes to a temporary name in the same directory,
+ * is fsync'ed and renamed (rename(2)), and the directory is fsync'ed; on failure nothing is left
+ * behind. Files read are checked before use: every attribute against the integer type it is
+ * narrowed to and against the arrays it describes, weights for finiteness (STRUX_ERR_INPUT naming
+ * the file, the attribute or dataset and both sizes). */
 #ifndef STRUX_IO_H
 #define STRUX_IO_H
 
@@ -100,13 +104,27 @@ strux_status strux_io_dataset_load(const char *path, const strux_read_options *o
 /* ---- atomic files and the metrics log ---- */
 /* "<path>.tmp.<pid>" into buf. */
 void strux_io_temp_name(const char *path, char *buf, size_t n);
-/* Rename tmp to path, or remove tmp and fail. */
+/* fsync tmp, rename it to path and fsync path's directory; on failure remove tmp and fail
+ * (ENOSPC and EDQUOT as "disk full writing PATH (needs about N MB)"). */
 strux_status strux_io_commit(const char *tmp, const char *path);
+/* Write n bytes to path atomically: temporary file in path's directory (created as needed),
+ * fsync, rename, fsync of the directory. On any failure the temporary is removed, path is left as
+ * it was, and STRUX_ERR_IO names path (a full disk or quota: "disk full writing PATH (needs about
+ * N MB)"). Not Collective. */
+strux_status strux_io_write_atomic(const char *path, const void *bytes, size_t n);
+/* Can path be an output? STRUX_ERR_IO naming path and the reason when it resolves (same device
+ * and inode) to any of the n_inputs input files (NULL or "" entries are skipped), when it is a
+ * device, a FIFO, a socket or an existing directory, or when its directory neither exists nor can
+ * be created, or is not writable. Creates nothing. Call it before reading any input, so a bad
+ * output fails in seconds, not after training. Not Collective (call on the rank that writes). */
+strux_status strux_io_check_output(const char *path, const char *const *inputs, int n_inputs);
 /* Create the directories leading to path (like mkdir -p of its dirname). */
 strux_status strux_io_make_parent(const char *path);
 
 typedef struct strux_metrics strux_metrics;
-/* Open a JSON-lines log (truncate, or append when append is nonzero). */
+/* Open a JSON-lines log (truncate, or append when append is nonzero) under an exclusive lock
+ * (flock): STRUX_ERR_IO naming path when another run holds it, so two runs never interleave
+ * their lines. The lock lasts until strux_metrics_close. */
 strux_status strux_metrics_open(const char *path, int append, strux_metrics **out);
 /* One line: {"name": value, ...} from the curve's last row. */
 strux_status strux_metrics_write_row(strux_metrics *f, const strux_curve *c);

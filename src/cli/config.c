@@ -25,6 +25,8 @@ struct strux_config {
     const char *path; /* file being parsed */
     int line;         /* lines handed to inih so far */
     FILE *file;       /* file being parsed */
+    int file_first;   /* index of the first entry of the file being parsed */
+    int indented;     /* the last line handed to inih starts with a blank */
 };
 
 static const strux_opt_spec data_specs[] = {
@@ -163,9 +165,25 @@ static int on_entry(void *user, const char *sec, const char *name, const char *v
     char origin[STRUX_OPT_STR + 32];
     snprintf(origin, sizeof origin, "%s:%d", c->path, c->line);
     if (c->st == STRUX_OK) {
+        const config_entry *dup = NULL;
+        for (int k = c->file_first; k < c->n && sec[0]; k++) {
+            const char *key = c->e[k].key;
+            size_t ls = strlen(sec);
+            if (strncmp(key, sec, ls) == 0 && key[ls] == '.' && strcmp(key + ls + 1, name) == 0)
+                dup = &c->e[k];
+        }
         if (!sec[0])
             c->st = strux_error_set(STRUX_ERR_CONFIG, __FILE__, __LINE__, __func__,
                                     "%s: key '%s' is outside any [section]", origin, name);
+        else if (dup && c->indented) /* inih's multi-line values: an indented line continues */
+            c->st = strux_error_set(STRUX_ERR_CONFIG, __FILE__, __LINE__, __func__,
+                                    "%s: an indented line continues the value of %s.%s (set at "
+                                    "%s); values are one line: remove the indentation",
+                                    origin, sec, name, dup->origin);
+        else if (dup) /* one file setting a key twice is a mistake, not an override */
+            c->st = strux_error_set(STRUX_ERR_CONFIG, __FILE__, __LINE__, __func__,
+                                    "%s: duplicate key %s.%s, already set at %s", origin, sec, name,
+                                    dup->origin);
         else
             c->st = add_entry(c, sec, name, value, origin);
     }
@@ -180,6 +198,7 @@ static char *read_line(char *str, int num, void *stream)
     char *r = fgets(str, num, f);
     if (!r) return NULL;
     c->line++;
+    c->indented = str[0] == ' ' || str[0] == '\t';
     size_t len = strlen(str);
     if (len == (size_t)num - 1 && str[len - 1] != '\n' && !feof(f) && c->st == STRUX_OK)
         c->st = strux_error_set(STRUX_ERR_CONFIG, __FILE__, __LINE__, __func__,
@@ -195,6 +214,7 @@ strux_status strux_config_read_file(strux_config *c, const char *path)
     c->line = 0;
     c->st = STRUX_OK;
     c->file = f;
+    c->file_first = c->n;
     int rc = ini_parse_stream(read_line, c, on_entry, c);
     fclose(f);
     c->path = NULL;
@@ -237,6 +257,8 @@ strux_status strux_config_set(strux_config *c, const char *assignment)
 {
     const char *eq = strchr(assignment, '=');
     const char *dot = strchr(assignment, '.');
+    STRUX_CHECK(eq, STRUX_ERR_CONFIG, "--set '%s' has no '=': expected section.key=value",
+                assignment);
     STRUX_CHECK(eq && dot && dot < eq && dot > assignment, STRUX_ERR_CONFIG,
                 "--set '%s': expected section.key=value", assignment);
     char section[64], name[96];

@@ -32,6 +32,8 @@ static strux_status convert(int argc, char **argv)
     }
     STRUX_CHECK(in && out, STRUX_ERR_CONFIG,
                 "usage: strux convert INPUT OUTPUT [--dim D] [--n-labels L]");
+    const char *inputs[] = {in};
+    STRUX_TRY(strux_io_check_output(out, inputs, 1));
     strux_dataset *ds = NULL;
     double t0 = strux_time_now();
     STRUX_TRY(strux_dataset_read_libsvm(in, &ro, &ds));

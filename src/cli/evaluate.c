@@ -53,23 +53,6 @@ strux_status strux_cli_report_dropped(strux_comm *comm, const strux_dataset *ds)
     return STRUX_OK;
 }
 
-static strux_status write_file(const char *path, const char *bytes, size_t n)
-{
-    char tmp[4200];
-    strux_io_temp_name(path, tmp, sizeof tmp);
-    STRUX_TRY(strux_io_make_parent(path));
-    FILE *f = fopen(tmp, "wb");
-    STRUX_CHECK(f, STRUX_ERR_IO, "%s: cannot create the predictions file", path);
-    size_t w = n ? fwrite(bytes, 1, n, f) : 0;
-    int bad = fclose(f) != 0 || w != n;
-    if (bad) {
-        remove(tmp);
-        return strux_error_set(STRUX_ERR_IO, __FILE__, __LINE__, __func__, "%s: write failed",
-                               path);
-    }
-    return strux_io_commit(tmp, path);
-}
-
 void strux_cli_print_scores(const strux_comm *comm, const strux_scores *sc)
 {
     if (strux_comm_rank(comm) != 0) return;
@@ -88,7 +71,7 @@ static strux_status score(strux_comm *comm, const loaded_model *lm, const char *
     strux_status st =
         strux_evaluate(comm, lm->task, lm->model, lm->data, sc, pred_path ? &text : NULL, &len);
     if (st == STRUX_OK && pred_path && strux_comm_rank(comm) == 0)
-        st = write_file(pred_path, text, len);
+        st = strux_io_write_atomic(pred_path, text, len);
     strux_free(&text);
     return strux_comm_agree(comm, st);
 }
@@ -134,6 +117,12 @@ int strux_cmd_predict(strux_comm *comm, int argc, char **argv)
     strux_status st =
         strux_comm_agree(comm, parse(argc, argv, &model, &data, &out,
                                      "strux predict --model MODEL --data DATA --out PREDICTIONS"));
+    if (st == STRUX_OK) {
+        /* before reading anything: --out must not be an input, a device, a FIFO or a directory */
+        const char *inputs[] = {model, data};
+        if (strux_comm_rank(comm) == 0) st = strux_io_check_output(out, inputs, 2);
+        st = strux_comm_agree(comm, st);
+    }
     if (st == STRUX_OK) st = load(comm, model, data, &lm);
     if (st == STRUX_OK) st = score(comm, &lm, out, &sc);
     if (st == STRUX_OK)

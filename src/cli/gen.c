@@ -152,6 +152,7 @@ static strux_status gen(int argc, char **argv)
     strux_gen_options o;
     const char *out;
     STRUX_TRY(parse_args(argc, argv, &o, &out));
+    STRUX_TRY(strux_io_check_output(out, NULL, 0));
     strux_dataset *ds = NULL;
     double t0 = strux_time_now();
     STRUX_TRY(strux_dataset_generate(&o, &ds));

@@ -126,6 +126,16 @@ static strux_status parse_args(train_run *r, int argc, char **argv)
         snprintf(r->checkpoint, sizeof r->checkpoint, "%.*s.ckpt.h5", (int)(h5 ? len - 3 : len),
                  out->model);
     }
+    /* outputs that would replace an input or cannot be files fail now, before any data is read
+     * (issue 18); the checkpoint may replace the one resumed from, which is read in full first */
+    if (strux_comm_rank(r->comm) == 0) {
+        const char *inputs[] = {r->opt.data.train, r->opt.data.test, r->opt.data.label_names,
+                                r->opt.data.weights, config_path, r->resume};
+        const int n_inputs = (int)(sizeof inputs / sizeof *inputs);
+        STRUX_TRY(strux_io_check_output(out->model, inputs, n_inputs));
+        STRUX_TRY(strux_io_check_output(r->checkpoint, inputs, n_inputs - 1));
+        if (out->metrics[0]) STRUX_TRY(strux_io_check_output(out->metrics, inputs, n_inputs));
+    }
     return STRUX_OK;
 }
 

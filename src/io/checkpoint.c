@@ -7,6 +7,8 @@
  * survives a failed write. */
 #include "h5.h"
 
+#include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 
 struct strux_checkpoint_writer {
@@ -86,17 +88,17 @@ strux_status strux_io_checkpoint_end(strux_checkpoint_writer **wp, strux_status 
 /* Append dataset `name` of group g (bytes) to b. */
 static strux_status read_bytes(hid_t g, const char *name, const char *path, strux_blob *b)
 {
-    int dims_rank;
-    hsize_t dims[2];
     STRUX_CHECK(h5_has(g, name), STRUX_ERR_INPUT,
                 "%s: no checkpoint/%s (written by an older strux? resume needs a checkpoint of "
                 "this version)",
                 path, name);
-    STRUX_TRY(h5_dims(g, name, &dims_rank, dims, path));
-    STRUX_CHECK(dims_rank == 1, STRUX_ERR_INPUT, "%s: checkpoint/%s is not a byte array", path,
-                name);
+    int64_t len;
+    STRUX_TRY(h5_shape(g, name, 1, &len, path));
+    STRUX_CHECK((uint64_t)len <= SIZE_MAX, STRUX_ERR_INPUT,
+                "%s: dataset 'checkpoint/%s' of %lld bytes does not fit in memory", path, name,
+                (long long)len);
     size_t at = b->n;
-    STRUX_TRY(strux_blob_put(b, NULL, (size_t)dims[0]));
+    STRUX_TRY(strux_blob_put(b, NULL, (size_t)len));
     return h5_read(g, name, H5T_NATIVE_UINT8, 0, -1, b->data + at, path);
 }
 
@@ -113,18 +115,28 @@ static strux_status read_group(hid_t g, const char *path, strux_checkpoint_info 
     STRUX_TRY(h5_read_attr_i64(g, "n_blocks", &n_blocks, path));
     STRUX_TRY(h5_read_attr_f64(g, "train_time_s", &ck->train_s, path));
     STRUX_TRY(h5_read_attr_i64(g, "oracle_calls", &ck->oracle_calls, path));
-    STRUX_CHECK(n_ranks > 0 && n_ranks < INT32_MAX && n_blocks > 0 && n_blocks < INT32_MAX,
-                STRUX_ERR_INPUT, "%s: checkpoint of %lld ranks and %lld blocks", path,
-                (long long)n_ranks, (long long)n_blocks);
+    STRUX_CHECK(n_ranks >= 1 && n_ranks <= INT32_MAX, STRUX_ERR_INPUT,
+                "%s: attribute checkpoint/n_ranks = %lld is outside [1, %d]", path,
+                (long long)n_ranks, INT32_MAX);
+    STRUX_CHECK(n_blocks >= 1 && n_blocks <= INT32_MAX, STRUX_ERR_INPUT,
+                "%s: attribute checkpoint/n_blocks = %lld is outside [1, %d]", path,
+                (long long)n_blocks, INT32_MAX);
+    STRUX_CHECK(ck->epoch >= 0 && ck->oracle_calls >= 0 && isfinite(ck->train_s), STRUX_ERR_INPUT,
+                "%s: checkpoint position epoch = %lld, oracle_calls = %lld, train_time_s = %g "
+                "is not a position a run can reach",
+                path, (long long)ck->epoch, (long long)ck->oracle_calls, ck->train_s);
     ck->n_ranks = (int32_t)n_ranks;
     ck->n_blocks = (int32_t)n_blocks;
-    int dims_rank;
-    hsize_t dims[2];
-    STRUX_TRY(h5_dims(g, "weights", &dims_rank, dims, path));
-    STRUX_CHECK(dims_rank == 1 && (int64_t)dims[0] == w_train->n_w, STRUX_ERR_INPUT,
-                "%s: %lld checkpoint weights; this run's model has %lld", path, (long long)dims[0],
-                (long long)w_train->n_w);
+    int64_t len;
+    STRUX_TRY(h5_shape(g, "weights", 1, &len, path));
+    STRUX_CHECK(len == w_train->n_w, STRUX_ERR_INPUT,
+                "%s: dataset 'checkpoint/weights' has %lld entries; this run's model has %lld",
+                path, (long long)len, (long long)w_train->n_w);
     STRUX_TRY(h5_read(g, "weights", H5T_NATIVE_DOUBLE, 0, -1, w_train->w, path));
+    for (int64_t k = 0; k < len; k++)
+        STRUX_CHECK(isfinite(w_train->w[k]), STRUX_ERR_INPUT,
+                    "%s: dataset 'checkpoint/weights' holds a non-finite value (%g) at entry %lld",
+                    path, w_train->w[k], (long long)k);
     return read_bytes(g, "shared", path, shared);
 }
 

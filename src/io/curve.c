@@ -1,10 +1,15 @@
 /* io/curve.c - the training curve (named columns, one row per epoch) and the JSON-lines metrics
- * log written from it, one object per epoch. */
+ * log written from it, one object per epoch. The log is held under an exclusive flock(2) while
+ * open, so two runs given one output.metrics fail instead of interleaving their lines. */
 #include "strux/io.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/file.h>
+#include <unistd.h>
 
 struct strux_metrics {
     FILE *f;
@@ -61,9 +66,35 @@ void strux_curve_free(strux_curve *c)
 strux_status strux_metrics_open(const char *path, int append, strux_metrics **out)
 {
     STRUX_TRY(strux_io_make_parent(path));
-    FILE *f = fopen(path, append ? "a" : "w");
-    STRUX_CHECK(f, STRUX_ERR_IO, "%s: cannot open the metrics log for writing", path);
-    strux_metrics *m;
+    /* lock before truncating: a second run must not empty the log of the run holding it */
+    int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | (append ? O_APPEND : 0), 0666);
+    STRUX_CHECK(fd >= 0, STRUX_ERR_IO, "%s: cannot open the metrics log for writing: %s", path,
+                strerror(errno));
+    if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+        int e = errno;
+        close(fd);
+        STRUX_CHECK(e != EWOULDBLOCK, STRUX_ERR_IO,
+                    "%s: the metrics log is in use by another run (it holds the file's lock); "
+                    "give this run its own output.metrics",
+                    path);
+        return strux_error_set(STRUX_ERR_IO, __FILE__, __LINE__, __func__,
+                               "%s: cannot lock the metrics log: %s", path, strerror(e));
+    }
+    if (!append && ftruncate(fd, 0) != 0) {
+        int e = errno;
+        close(fd);
+        return strux_error_set(STRUX_ERR_IO, __FILE__, __LINE__, __func__,
+                               "%s: cannot truncate the metrics log: %s", path, strerror(e));
+    }
+    FILE *f = fdopen(fd, append ? "a" : "w");
+    if (!f) {
+        int e = errno;
+        close(fd);
+        return strux_error_set(STRUX_ERR_IO, __FILE__, __LINE__, __func__,
+                               "%s: cannot open the metrics log for writing: %s", path,
+                               strerror(e));
+    }
+    strux_metrics *m = NULL;
     strux_status st = strux_alloc(&m, sizeof *m);
     if (st == STRUX_OK) st = strux_strdup(&m->path, path);
     if (st != STRUX_OK) {

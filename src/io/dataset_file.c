@@ -5,11 +5,13 @@
 #include "h5.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #define DATA_FORMAT "strux-csr"
+#define DATA_MAX_DIM 2147483645 /* features, with room for the bias column (data.dim's bound) */
 
 int strux_io_is_hdf5(const char *path)
 {
@@ -130,8 +132,7 @@ static strux_status read_body(hid_t f, const char *path, const strux_read_option
     int32_t *y_idx = NULL;
     strux_csr x = {0};
     strux_shard plan = {0};
-    int rank;
-    hsize_t dims[2], ydims[2];
+    int64_t nnz_x, nnz_y;
 
     STRUX_TRY(h5_read_attr_str(f, "format", fmt, sizeof fmt, path));
     STRUX_CHECK(strcmp(fmt, DATA_FORMAT) == 0, STRUX_ERR_INPUT,
@@ -140,6 +141,17 @@ static strux_status read_body(hid_t f, const char *path, const strux_read_option
     STRUX_TRY(h5_read_attr_i64(f, "dim", &dim_file, path));
     STRUX_TRY(h5_read_attr_i64(f, "n_labels", &n_labels_file, path));
     STRUX_CHECK(n > 0, STRUX_ERR_INPUT, "%s: no examples", path);
+    /* every attribute against the type it is narrowed to, and every array's length against the
+     * attributes, before anything is allocated or read (issue 18: a 2^32+50-row file was read as
+     * 50 rows) */
+    STRUX_CHECK(n < INT64_MAX, STRUX_ERR_INPUT, "%s: attribute n_rows = %lld is too large", path,
+                (long long)n);
+    STRUX_CHECK(dim_file >= 0 && dim_file <= DATA_MAX_DIM, STRUX_ERR_INPUT,
+                "%s: attribute dim = %lld is outside [0, %d]", path, (long long)dim_file,
+                DATA_MAX_DIM);
+    STRUX_CHECK(n_labels_file >= 0 && n_labels_file <= INT32_MAX, STRUX_ERR_INPUT,
+                "%s: attribute n_labels = %lld is outside [0, %d]", path, (long long)n_labels_file,
+                INT32_MAX);
     STRUX_CHECK(n >= opt->n_ranks, STRUX_ERR_INPUT,
                 "%s: %lld examples cannot be shared by %d ranks (each rank needs at least one); "
                 "run with at most %lld ranks",
@@ -147,14 +159,29 @@ static strux_status read_body(hid_t f, const char *path, const strux_read_option
     int32_t dim = opt->dim > 0 ? opt->dim : (int32_t)dim_file;
     int32_t n_labels = opt->n_labels > 0 ? opt->n_labels : (int32_t)n_labels_file;
 
-    STRUX_TRY(h5_dims(f, "X/indices", &rank, dims, path));
-    STRUX_TRY(h5_dims(f, "Y/indices", &rank, ydims, path));
+    int64_t len;
+    STRUX_TRY(h5_shape(f, "X/indptr", 1, &len, path));
+    STRUX_CHECK(len == n + 1, STRUX_ERR_INPUT,
+                "%s: attribute n_rows = %lld but dataset 'X/indptr' has %lld entries (expected "
+                "n_rows + 1)",
+                path, (long long)n, (long long)len);
+    STRUX_TRY(h5_shape(f, "Y/indptr", 1, &len, path));
+    STRUX_CHECK(len == n + 1, STRUX_ERR_INPUT,
+                "%s: attribute n_rows = %lld but dataset 'Y/indptr' has %lld entries (expected "
+                "n_rows + 1)",
+                path, (long long)n, (long long)len);
+    STRUX_TRY(h5_shape(f, "X/indices", 1, &nnz_x, path));
+    STRUX_TRY(h5_shape(f, "X/data", 1, &len, path));
+    STRUX_CHECK(len == nnz_x, STRUX_ERR_INPUT,
+                "%s: dataset 'X/data' has %lld entries but 'X/indices' has %lld", path,
+                (long long)len, (long long)nnz_x);
+    STRUX_TRY(h5_shape(f, "Y/indices", 1, &nnz_y, path));
     STRUX_TRY_GOTO(st, strux_alloc_array(&xptr, (size_t)n + 1, sizeof *xptr), done);
     STRUX_TRY_GOTO(st, strux_alloc_array(&yptr_all, (size_t)n + 1, sizeof *yptr_all), done);
     STRUX_TRY_GOTO(st, h5_read(f, "X/indptr", H5T_NATIVE_INT64, 0, n + 1, xptr, path), done);
     STRUX_TRY_GOTO(st, h5_read(f, "Y/indptr", H5T_NATIVE_INT64, 0, n + 1, yptr_all, path), done);
-    STRUX_TRY_GOTO(st, check_indptr(xptr, n, (int64_t)dims[0], path, "X/indptr"), done);
-    STRUX_TRY_GOTO(st, check_indptr(yptr_all, n, (int64_t)ydims[0], path, "Y/indptr"), done);
+    STRUX_TRY_GOTO(st, check_indptr(xptr, n, nnz_x, path, "X/indptr"), done);
+    STRUX_TRY_GOTO(st, check_indptr(yptr_all, n, nnz_y, path, "Y/indptr"), done);
 
     STRUX_TRY_GOTO(st, strux_alloc_array(&prefix, (size_t)n + 1, sizeof *prefix), done);
     for (int64_t i = 0; i < n; i++)

@@ -2,6 +2,7 @@
  * STRUX_ERR_IO naming the file and the object. */
 #include "h5.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,26 +16,46 @@ void h5_quiet(void)
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
 }
 
+/* The file is built in memory (HDF5's core driver without a backing store) and written by
+ * strux_io_write_atomic: HDF5 never writes to the disk itself. A full disk is then one failed
+ * write(2) that strux reports and cleans up, instead of a failed H5Fclose that leaves a file half
+ * closed inside HDF5's tables (its exit handler then crashed, issue 18). The cost is one copy of
+ * the file image in memory on the writing rank while the file is written. */
+#define H5_CORE_INCREMENT ((size_t)1 << 20) /* core driver growth step: 1 MiB */
+
 strux_status h5_create_temp(const char *path, char *tmp, size_t n, hid_t *f)
 {
     strux_io_temp_name(path, tmp, n);
     STRUX_TRY(strux_io_make_parent(path));
     h5_quiet();
-    *f = H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
-    STRUX_CHECK(*f >= 0, STRUX_ERR_IO,
-                "%s: cannot create the file (is the directory there and writable?)", path);
+    hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+    STRUX_CHECK(fapl >= 0, STRUX_ERR_IO, "%s: cannot create a file access list", path);
+    *f = H5Pset_fapl_core(fapl, H5_CORE_INCREMENT, 0) < 0
+             ? -1
+             : H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+    H5Pclose(fapl);
+    STRUX_CHECK(*f >= 0, STRUX_ERR_IO, "%s: cannot create the HDF5 file in memory", path);
     return STRUX_OK;
 }
 
 strux_status h5_finish_temp(hid_t f, const char *tmp, const char *path, strux_status st)
 {
+    (void)tmp; /* nothing of the file is on disk before strux_io_write_atomic */
+    unsigned char *image = NULL;
+    ssize_t size = -1;
+    if (st == STRUX_OK &&
+        (H5Fflush(f, H5F_SCOPE_GLOBAL) < 0 || (size = H5Fget_file_image(f, NULL, 0)) < 0))
+        st = strux_error_set(STRUX_ERR_IO, __FILE__, __LINE__, __func__,
+                             "%s: cannot finish the HDF5 file", path);
+    if (st == STRUX_OK) st = strux_alloc(&image, (size_t)size);
+    if (st == STRUX_OK && H5Fget_file_image(f, image, (size_t)size) != size)
+        st = strux_error_set(STRUX_ERR_IO, __FILE__, __LINE__, __func__,
+                             "%s: cannot copy the HDF5 file image", path);
     if (H5Fclose(f) < 0 && st == STRUX_OK)
         st = strux_error_set(STRUX_ERR_IO, __FILE__, __LINE__, __func__, "%s: close failed", path);
-    if (st != STRUX_OK) {
-        remove(tmp);
-        return strux_error_frame(st, __FILE__, __LINE__, __func__);
-    }
-    return strux_io_commit(tmp, path);
+    if (st == STRUX_OK) st = strux_io_write_atomic(path, image, (size_t)size);
+    strux_free(&image);
+    return st == STRUX_OK ? st : strux_error_frame(st, __FILE__, __LINE__, __func__);
 }
 
 strux_status h5_create_atomic(const char *path, h5_body_fn body, const void *ctx)
@@ -88,10 +109,32 @@ int h5_has(hid_t loc, const char *name)
     return H5Lexists(loc, name, H5P_DEFAULT) > 0 || H5Aexists(loc, name) > 0;
 }
 
+/* Number of elements of an attribute (is_attr) or a dataset, or -1. Reads of one value must check
+ * it is 1: HDF5 writes every element into the caller's buffer, so an array where a scalar belongs
+ * would overflow it. */
+static hssize_t n_elements(hid_t obj, int is_attr)
+{
+    hid_t sp = is_attr ? H5Aget_space(obj) : H5Dget_space(obj);
+    if (sp < 0) return -1;
+    hssize_t n = H5Sget_simple_extent_npoints(sp);
+    H5Sclose(sp);
+    return n;
+}
+
+#define NOT_SCALAR(file, kind, name, n)                                                            \
+    strux_error_set(STRUX_ERR_INPUT, __FILE__, __LINE__, __func__,                                 \
+                    "%s: %s '%s' holds %lld values where one belongs", file, kind, name,           \
+                    (long long)(n))
+
 strux_status h5_read_attr_str(hid_t loc, const char *name, char *buf, size_t n, const char *file)
 {
     hid_t a = H5Aopen(loc, name, H5P_DEFAULT);
     if (a < 0) return H5FAIL(file, "find attribute", name);
+    hssize_t n_el = n_elements(a, 1);
+    if (n_el != 1) {
+        H5Aclose(a);
+        return NOT_SCALAR(file, "attribute", name, n_el);
+    }
     hid_t ft = H5Aget_type(a);
     strux_status st = STRUX_OK;
     if (H5Tget_class(ft) != H5T_STRING) {
@@ -130,6 +173,11 @@ static strux_status attr_read(hid_t loc, const char *name, hid_t type, void *v, 
 {
     hid_t a = H5Aopen(loc, name, H5P_DEFAULT);
     if (a < 0) return H5FAIL(file, "find attribute", name);
+    hssize_t n_el = n_elements(a, 1);
+    if (n_el != 1) {
+        H5Aclose(a);
+        return NOT_SCALAR(file, "attribute", name, n_el);
+    }
     herr_t rc = H5Aread(a, type, v);
     H5Aclose(a);
     return rc < 0 ? H5FAIL(file, "read attribute", name) : STRUX_OK;
@@ -192,9 +240,11 @@ strux_status h5_dims(hid_t loc, const char *name, int *rank, hsize_t *dims, cons
     hid_t sp = H5Dget_space(d);
     int r = H5Sget_simple_extent_ndims(sp);
     strux_status st = STRUX_OK;
-    if (r < 0 || r > 2)
-        st = strux_error_set(STRUX_ERR_IO, __FILE__, __LINE__, __func__,
-                             "%s: dataset '%s' has rank %d (expected 1 or 2)", file, name, r);
+    if (r < 0)
+        st = H5FAIL(file, "read the shape of dataset", name);
+    else if (r > 2)
+        st = strux_error_set(STRUX_ERR_INPUT, __FILE__, __LINE__, __func__,
+                             "%s: dataset '%s' has %d dimensions (expected 1 or 2)", file, name, r);
     else {
         H5Sget_simple_extent_dims(sp, dims, NULL);
         *rank = r;
@@ -202,6 +252,23 @@ strux_status h5_dims(hid_t loc, const char *name, int *rank, hsize_t *dims, cons
     H5Sclose(sp);
     H5Dclose(d);
     return st;
+}
+
+strux_status h5_shape(hid_t loc, const char *name, int rank, int64_t *dims, const char *file)
+{
+    int r = 0;
+    hsize_t d[2] = {0, 0};
+    STRUX_TRY(h5_dims(loc, name, &r, d, file));
+    STRUX_CHECK(r == rank, STRUX_ERR_INPUT, "%s: dataset '%s' has %d dimensions, expected %d", file,
+                name, r, rank);
+    for (int k = 0; k < rank; k++) {
+        STRUX_CHECK(d[k] <= (hsize_t)INT64_MAX, STRUX_ERR_INPUT,
+                    "%s: dataset '%s' has %llu entries along dimension %d, more than a 64-bit "
+                    "count holds",
+                    file, name, (unsigned long long)d[k], k + 1);
+        dims[k] = (int64_t)d[k];
+    }
+    return STRUX_OK;
 }
 
 strux_status h5_read(hid_t loc, const char *name, hid_t type, int64_t offset, int64_t count,
@@ -243,6 +310,11 @@ strux_status h5_read_str(hid_t loc, const char *name, char **out, const char *fi
 {
     hid_t d = H5Dopen2(loc, name, H5P_DEFAULT);
     if (d < 0) return H5FAIL(file, "find dataset", name);
+    hssize_t n_el = n_elements(d, 0);
+    if (n_el != 1) {
+        H5Dclose(d);
+        return NOT_SCALAR(file, "dataset", name, n_el);
+    }
     hid_t t = vlen_str_type();
     char *v = NULL;
     herr_t rc = H5Dread(d, t, H5S_ALL, H5S_ALL, H5P_DEFAULT, &v);
@@ -275,12 +347,11 @@ strux_status h5_write_str_array(hid_t loc, const char *name, char *const *v, int
 strux_status h5_read_str_array(hid_t loc, const char *name, char ***out, int64_t n,
                                const char *file)
 {
-    int rank;
-    hsize_t dims[2];
-    STRUX_TRY(h5_dims(loc, name, &rank, dims, file));
-    STRUX_CHECK(rank == 1 && (int64_t)dims[0] == n, STRUX_ERR_IO,
-                "%s: '%s' holds %llu strings, expected %lld", file, name,
-                (unsigned long long)dims[0], (long long)n);
+    int64_t len;
+    STRUX_TRY(h5_shape(loc, name, 1, &len, file));
+    STRUX_CHECK(len == n, STRUX_ERR_INPUT,
+                "%s: dataset '%s' holds %lld strings but attribute n_labels = %lld", file, name,
+                (long long)len, (long long)n);
     char **raw = NULL;
     STRUX_TRY(strux_alloc_array(&raw, (size_t)n, sizeof *raw));
     strux_status st = strux_alloc_array(out, (size_t)n, sizeof **out);

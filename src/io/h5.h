@@ -11,13 +11,15 @@
 /* Silence HDF5's own error printing (strux reports its own messages). */
 void h5_quiet(void);
 
-/* Create an HDF5 file atomically: body(f, path, ctx) fills a file created under a temporary name
- * in path's directory, which is renamed to path on success and removed on any failure. */
+/* Create an HDF5 file atomically: body(f, path, ctx) fills a file built in memory, which is then
+ * written with strux_io_write_atomic (temporary, fsync, rename); on any failure nothing is left
+ * on disk and every HDF5 handle is closed. */
 typedef strux_status (*h5_body_fn)(hid_t f, const char *path, const void *ctx);
 strux_status h5_create_atomic(const char *path, h5_body_fn body, const void *ctx);
 /* The two halves of h5_create_atomic, for writers that fill a file across several calls: create
- * path's temporary file (its name into tmp), and close it, then rename it into place when st is
- * STRUX_OK or remove it otherwise (returns st, or the close/rename failure). */
+ * the in-memory file (path's temporary name into tmp) and the directories path needs; then close
+ * it and, when st is STRUX_OK, write it to path atomically (returns st, or the failure of
+ * finishing: a full disk is "disk full writing PATH (needs about N MB)"). */
 strux_status h5_create_temp(const char *path, char *tmp, size_t n, hid_t *f);
 strux_status h5_finish_temp(hid_t f, const char *tmp, const char *path, strux_status st);
 /* The model file's content (docs/model-format.md), shared by models and checkpoints. */
@@ -41,7 +43,11 @@ strux_status h5_write_bytes(hid_t loc, const char *name, const void *data, size_
                             const char *file);
 /* Dimensions of a dataset (rank ≤ 2). */
 strux_status h5_dims(hid_t loc, const char *name, int *rank, hsize_t *dims, const char *file);
-/* Read elements [offset, offset + count) of a 1-D dataset, or a whole dataset (count < 0). */
+/* Extents of a dataset that must have the given rank (1 or 2), each checked to fit int64_t;
+ * STRUX_ERR_INPUT naming file, dataset and sizes otherwise. */
+strux_status h5_shape(hid_t loc, const char *name, int rank, int64_t *dims, const char *file);
+/* Read elements [offset, offset + count) of a 1-D dataset, or a whole dataset (count < 0: the
+ * caller has checked its shape against out's size with h5_shape). */
 strux_status h5_read(hid_t loc, const char *name, hid_t type, int64_t offset, int64_t count,
                      void *out, const char *file);
 /* Variable-length string scalar dataset and string arrays (NULL entries written as ""). */

@@ -1,8 +1,10 @@
-/* io/model_file.c - the HDF5 model file (docs/model-format.md): weights, task / surrogate / search /
- * solver names, label names, the resolved config, provenance and the training curve. Written under
- * a temporary name and renamed into place, so a reader never sees a partial model. */
+/* io/model_file.c - the HDF5 model file (docs/model-format.md): weights, task / surrogate / search
+ * / solver names, label names, the resolved config, provenance and the training curve. Written
+ * under a temporary name and renamed into place, so a reader never sees a partial model. */
 #include "h5.h"
 
+#include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -54,7 +56,8 @@ strux_status h5_model_write(hid_t f, const char *path, const strux_model *m,
     double *col = NULL;
     strux_status st = strux_alloc_array(&col, (size_t)(c->n_rows ? c->n_rows : 1), sizeof *col);
     for (int k = 0; st == STRUX_OK && k < c->n_cols; k++) {
-        for (int64_t r = 0; r < c->n_rows; r++) col[r] = c->v[r * c->n_cols + k];
+        for (int64_t r = 0; r < c->n_rows; r++)
+            col[r] = c->v[r * c->n_cols + k];
         hsize_t n = (hsize_t)c->n_rows;
         st = h5_write(g, c->names[k], H5T_NATIVE_DOUBLE, 1, &n, col, path);
     }
@@ -110,32 +113,54 @@ static herr_t visit_name(hid_t g, const char *name, const H5L_info_t *li, void *
 static strux_status read_curve(hid_t f, const char *path, strux_curve *c)
 {
     hid_t g = H5Gopen2(f, "training", H5P_DEFAULT);
-    STRUX_CHECK(g >= 0, STRUX_ERR_IO, "%s: no 'training' group", path);
+    STRUX_CHECK(g >= 0, STRUX_ERR_INPUT, "%s: no 'training' group", path);
     curve_visit v = {{0}, 0};
     H5Literate(g, H5_INDEX_CRT_ORDER, H5_ITER_INC, NULL, visit_name, &v);
     if (v.n == 0) H5Literate(g, H5_INDEX_NAME, H5_ITER_INC, NULL, visit_name, &v);
     strux_status st = strux_curve_init(c, v.names);
     double *col = NULL;
     for (int k = 0; st == STRUX_OK && k < c->n_cols; k++) {
-        int rank;
-        hsize_t dims[2];
-        st = h5_dims(g, c->names[k], &rank, dims, path);
+        int64_t len;
+        char name[96];
+        snprintf(name, sizeof name, "training/%s", c->names[k]);
+        st = h5_shape(f, name, 1, &len, path);
         if (st != STRUX_OK) break;
         if (k == 0) {
-            c->n_rows = c->cap = (int64_t)dims[0];
-            st = strux_alloc_array(&c->v, (size_t)(c->n_rows * c->n_cols + 1), sizeof *c->v);
-            if (st == STRUX_OK)
-                st = strux_alloc_array(&col, (size_t)c->n_rows + 1, sizeof *col);
+            c->n_rows = c->cap = len;
+            st = strux_alloc_array(&c->v, (size_t)c->n_rows + 1, (size_t)c->n_cols * sizeof *c->v);
+            if (st == STRUX_OK) st = strux_alloc_array(&col, (size_t)c->n_rows + 1, sizeof *col);
         }
-        if (st == STRUX_OK && (int64_t)dims[0] != c->n_rows)
-            st = strux_error_set(STRUX_ERR_IO, __FILE__, __LINE__, __func__,
-                                 "%s: training curve columns differ in length", path);
+        if (st == STRUX_OK && len != c->n_rows)
+            st = strux_error_set(STRUX_ERR_INPUT, __FILE__, __LINE__, __func__,
+                                 "%s: training curve column 'training/%s' has %lld entries but "
+                                 "'training/%s' has %lld",
+                                 path, c->names[k], (long long)len, c->names[0],
+                                 (long long)c->n_rows);
         if (st == STRUX_OK) st = h5_read(g, c->names[k], H5T_NATIVE_DOUBLE, 0, -1, col, path);
-        for (int64_t r = 0; st == STRUX_OK && r < c->n_rows; r++) c->v[r * c->n_cols + k] = col[r];
+        for (int64_t r = 0; st == STRUX_OK && r < c->n_rows; r++)
+            c->v[r * c->n_cols + k] = col[r];
     }
     strux_free(&col);
     H5Gclose(g);
     return st;
+}
+
+/* An integer attribute that is narrowed to a smaller type must lie in [lo, hi]. */
+static strux_status check_attr_range(const char *path, const char *name, int64_t v, int64_t lo,
+                                     int64_t hi)
+{
+    STRUX_CHECK(v >= lo && v <= hi, STRUX_ERR_INPUT,
+                "%s: attribute %s = %lld is outside [%lld, %lld]", path, name, (long long)v,
+                (long long)lo, (long long)hi);
+    return STRUX_OK;
+}
+
+/* The first non-finite entry of v[0..n), or -1. */
+static int64_t first_non_finite(const double *v, int64_t n)
+{
+    for (int64_t k = 0; k < n; k++)
+        if (!isfinite(v[k])) return k;
+    return -1;
 }
 
 static strux_status read_body(hid_t f, const char *path, strux_model **m, strux_model_info *info)
@@ -163,12 +188,40 @@ static strux_status read_body(hid_t f, const char *path, strux_model **m, strux_
     STRUX_TRY(h5_read_attr_i64(f, "n_ranks", &n_ranks, path));
     STRUX_TRY(h5_read_attr_i64(f, "seed", &info->seed, path));
     STRUX_TRY(h5_read_attr_f64(f, "wall_time_s", &info->wall_time_s, path));
+    /* every attribute against the type it is narrowed to, then against the arrays it describes,
+     * before anything is allocated from it (issue 18: a disagreeing n_rows overflowed the heap) */
+    STRUX_TRY(check_attr_range(path, "n_rows", n_rows, 0, INT32_MAX));
+    STRUX_TRY(check_attr_range(path, "dim", dim, 0, INT32_MAX));
+    STRUX_TRY(check_attr_range(path, "n_extra", n_extra, 0, INT64_MAX / 2));
+    STRUX_TRY(check_attr_range(path, "n_labels", n_labels, 0, INT32_MAX));
+    STRUX_TRY(check_attr_range(path, "n_ranks", n_ranks, 0, INT32_MAX));
+    int64_t wd[2], n_stored_extra = 0;
+    STRUX_TRY(h5_shape(f, "weights", 2, wd, path));
+    STRUX_CHECK(wd[0] == n_rows, STRUX_ERR_INPUT,
+                "%s: attribute n_rows = %lld but dataset 'weights' has %lld rows", path,
+                (long long)n_rows, (long long)wd[0]);
+    STRUX_CHECK(wd[1] == dim, STRUX_ERR_INPUT,
+                "%s: attribute dim = %lld but dataset 'weights' has %lld columns", path,
+                (long long)dim, (long long)wd[1]);
+    if (n_extra > 0 || h5_has(f, "extra"))
+        STRUX_TRY(h5_shape(f, "extra", 1, &n_stored_extra, path));
+    STRUX_CHECK(n_stored_extra == n_extra, STRUX_ERR_INPUT,
+                "%s: attribute n_extra = %lld but dataset 'extra' has %lld entries", path,
+                (long long)n_extra, (long long)n_stored_extra);
     info->n_labels = (int32_t)n_labels;
     info->n_ranks = (int32_t)n_ranks;
     STRUX_TRY(strux_model_create((int32_t)n_rows, (int32_t)dim, n_extra, m));
     STRUX_TRY(h5_read(f, "weights", H5T_NATIVE_DOUBLE, 0, -1, (*m)->w, path));
     if (n_extra > 0)
         STRUX_TRY(h5_read(f, "extra", H5T_NATIVE_DOUBLE, 0, -1, strux_model_extra(*m), path));
+    int64_t bad = first_non_finite((*m)->w, (int64_t)n_rows * dim);
+    STRUX_CHECK(bad < 0, STRUX_ERR_INPUT,
+                "%s: dataset 'weights' holds a non-finite value (%g) at row %lld, column %lld",
+                path, (*m)->w[bad], (long long)(bad / dim), (long long)(bad % dim));
+    bad = first_non_finite(strux_model_extra(*m), n_extra);
+    STRUX_CHECK(bad < 0, STRUX_ERR_INPUT,
+                "%s: dataset 'extra' holds a non-finite value (%g) at entry %lld", path,
+                strux_model_extra(*m)[bad], (long long)bad);
     STRUX_TRY(h5_read_str(f, "config", &info->config, path));
     if (h5_has(f, "label_names"))
         STRUX_TRY(h5_read_str_array(f, "label_names", &info->label_names, n_labels, path));

@@ -1,6 +1,7 @@
 /* tests/unit/test_io.c - io: model file round trip (weights, names, provenance, curve, config),
  * dataset container round trip and sharded reads identical to the text reader, atomic writes
- * that leave nothing behind on failure, and the metrics log. */
+ * that leave nothing behind on failure, the metrics log, and checkpoints (round trip through the
+ * in-memory HDF5 build, shape checks on reading). */
 #include "test_common.h"
 
 #include "strux/io.h"
@@ -14,7 +15,8 @@ static void test_model_round_trip(void **state)
     (void)state;
     strux_model *m, *back = NULL;
     assert_strux_ok(strux_model_create(3, 5, 4, &m));
-    for (int64_t k = 0; k < m->n_w; k++) m->w[k] = 0.1 * (double)k - 1.0 / 3.0;
+    for (int64_t k = 0; k < m->n_w; k++)
+        m->w[k] = 0.1 * (double)k - 1.0 / 3.0;
     strux_model_info in = {0}, out = {0};
     snprintf(in.task, sizeof in.task, "multilabel");
     snprintf(in.surrogate, sizeof in.surrogate, "margin");
@@ -33,7 +35,8 @@ static void test_model_round_trip(void **state)
     assert_strux_ok(strux_strdup(&in.label_names[2], "γ gamma"));
     const char *cols[] = {"epoch", "primal", NULL};
     assert_strux_ok(strux_curve_init(&in.curve, cols));
-    for (int e = 1; e <= 3; e++) assert_strux_ok(strux_curve_append(&in.curve, (double[]){e, 1.0 / e}));
+    for (int e = 1; e <= 3; e++)
+        assert_strux_ok(strux_curve_append(&in.curve, (double[]){e, 1.0 / e}));
     char path[512];
     snprintf(path, sizeof path, "%s/m.h5", test_tmpdir());
     assert_strux_ok(strux_io_model_save(path, m, &in));
@@ -74,8 +77,7 @@ static void test_dataset_container(void **state)
     (void)state;
     strux_read_options one = {.rank = 0, .n_ranks = 1};
     strux_dataset *text = NULL;
-    assert_strux_ok(
-        strux_dataset_read_libsvm(shared_data("yeast/yeast_test.svm.gz"), &one, &text));
+    assert_strux_ok(strux_dataset_read_libsvm(shared_data("yeast/yeast_test.svm.gz"), &one, &text));
     char path[512];
     snprintf(path, sizeof path, "%s/yeast_test.h5", test_tmpdir());
     assert_strux_ok(strux_io_dataset_save(path, text));
@@ -85,8 +87,8 @@ static void test_dataset_container(void **state)
         for (int r = 0; r < R; r++) {
             strux_read_options o = {.rank = r, .n_ranks = R, .bias = 1};
             strux_dataset *a = NULL, *b = NULL;
-            assert_strux_ok(strux_dataset_read_libsvm(shared_data("yeast/yeast_test.svm.gz"), &o,
-                                                      &a));
+            assert_strux_ok(
+                strux_dataset_read_libsvm(shared_data("yeast/yeast_test.svm.gz"), &o, &a));
             assert_strux_ok(strux_io_dataset_load(path, &o, &b));
             assert_int_equal(a->first, b->first);
             assert_int_equal(a->n_local, b->n_local);
@@ -165,13 +167,88 @@ static void test_model_load_allocation_failures(void **state)
     for (int64_t n = 0; n < calls; n++) {
         size_t bytes = strux_alloc_bytes();
         strux_alloc_fail_after(n);
-        assert_strux_fails(strux_io_model_load(path, &back, &out), STRUX_ERR_NOMEM, "out of memory");
+        assert_strux_fails(strux_io_model_load(path, &back, &out), STRUX_ERR_NOMEM,
+                           "out of memory");
         assert_null(back);
         assert_int_equal(strux_alloc_bytes(), bytes);
     }
     strux_alloc_fail_after(-1);
     strux_model_destroy(&m);
     strux_model_info_free(&in);
+}
+
+/* A checkpoint round trip (file built in memory, larger than the core driver's 1 MiB step):
+ * position, training-space weights and each rank's blob come back exactly; a rank beyond the
+ * writers gets the count and no state. */
+static void test_checkpoint_round_trip(void **state)
+{
+    (void)state;
+    strux_model *m = NULL, *w_train = NULL, *back = NULL;
+    assert_strux_ok(strux_model_create(300, 500, 7, &m));
+    assert_strux_ok(strux_model_create(300, 500, 7, &w_train));
+    for (int64_t k = 0; k < m->n_w; k++) {
+        m->w[k] = 1.0 / (double)(k + 1);
+        w_train->w[k] = -(double)k;
+    }
+    strux_model_info info = {0};
+    snprintf(info.task, sizeof info.task, "multilabel");
+    const char *cols[] = {"epoch", NULL};
+    assert_strux_ok(strux_curve_init(&info.curve, cols));
+    assert_strux_ok(strux_curve_append(&info.curve, (double[]){1}));
+    char path[512];
+    snprintf(path, sizeof path, "%s/c.ckpt.h5", test_tmpdir());
+    strux_checkpoint_info ck = {.epoch = 5, .n_ranks = 2, .train_s = 1.25, .oracle_calls = 99};
+    strux_checkpoint_writer *w = NULL;
+    assert_strux_ok(strux_io_checkpoint_begin(path, m, &info, w_train, &ck, &w));
+    assert_strux_ok(strux_io_checkpoint_add(w, 0, "rank zero", 9));
+    assert_strux_ok(strux_io_checkpoint_add(w, 1, "one", 3));
+    assert_strux_ok(strux_io_checkpoint_end(&w, STRUX_OK));
+    /* a checkpoint is a model file */
+    strux_model_info back_info;
+    assert_strux_ok(strux_io_model_load(path, &back, &back_info));
+    assert_memory_equal(back->w, m->w, (size_t)m->n_w * sizeof *m->w);
+    strux_model_destroy(&back);
+    strux_model_info_free(&back_info);
+    for (int r = 0; r < 3; r++) {
+        strux_checkpoint_info got = {0};
+        strux_blob blob = {0};
+        assert_strux_ok(strux_model_create(300, 500, 7, &back));
+        assert_strux_ok(strux_io_checkpoint_read(path, r, &got, back, &blob));
+        assert_int_equal(got.epoch, 5);
+        assert_int_equal(got.n_ranks, 2);
+        assert_int_equal(got.oracle_calls, 99);
+        if (r < 2) {
+            assert_memory_equal(back->w, w_train->w, (size_t)m->n_w * sizeof *m->w);
+            assert_int_equal(blob.n, r == 0 ? 9 : 3);
+            assert_memory_equal(blob.data, r == 0 ? "rank zero" : "one", blob.n);
+        } else {
+            assert_int_equal(blob.n, 0);
+        }
+        strux_blob_free(&blob);
+        strux_model_destroy(&back);
+    }
+    /* a model of another shape is refused with both sizes */
+    strux_blob blob = {0};
+    strux_checkpoint_info got = {0};
+    assert_strux_ok(strux_model_create(300, 499, 7, &back));
+    assert_strux_fails(strux_io_checkpoint_read(path, 0, &got, back, &blob), STRUX_ERR_INPUT,
+                       "dataset 'checkpoint/weights' has 150007 entries; this run's model has "
+                       "149707");
+    strux_blob_free(&blob);
+    strux_model_destroy(&back);
+    /* a failed write leaves nothing: no file, no temporary */
+    snprintf(path, sizeof path, "%s/failed.ckpt.h5", test_tmpdir());
+    assert_strux_ok(strux_io_checkpoint_begin(path, m, &info, w_train, &ck, &w));
+    assert_strux_ok(strux_io_checkpoint_add(w, 0, "x", 1));
+    assert_strux_fails(strux_io_checkpoint_end(&w, STRUX_OK), STRUX_ERR_INTERNAL,
+                       "1 of 2 rank states written");
+    assert_int_not_equal(access(path, F_OK), 0);
+    char tmp[600];
+    strux_io_temp_name(path, tmp, sizeof tmp);
+    assert_int_not_equal(access(tmp, F_OK), 0);
+    strux_model_destroy(&m);
+    strux_model_destroy(&w_train);
+    strux_model_info_free(&info);
 }
 
 int main(void)
@@ -181,6 +258,7 @@ int main(void)
         cmocka_unit_test(test_dataset_container),
         cmocka_unit_test(test_metrics_log),
         cmocka_unit_test(test_model_load_allocation_failures),
+        cmocka_unit_test(test_checkpoint_round_trip),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
