@@ -16,6 +16,7 @@
  * as `strux predict` does. Then per example: potentials, predict, format. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "strux/io.h"
 #include "strux/task.h"
@@ -54,6 +55,9 @@ int main(int argc, char **argv)
     double bias = strux_opt_ini_get(info.config, "data.bias", bias_text, sizeof bias_text)
                       ? atof(bias_text)
                       : 0.0;
+    if (strux_opt_ini_get(info.config, "model.bias", bias_text, sizeof bias_text) &&
+        strcmp(bias_text, "none") == 0)
+        bias = 0; /* model.bias = none: no bias column */
     strux_read_options ro = {
         .rank = 0,
         .n_ranks = 1,

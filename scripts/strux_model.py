@@ -82,6 +82,8 @@ class Model:
         self.config = configparser.ConfigParser(delimiters=("=",), interpolation=None)
         self.config.read_string(self.config_text, source=f"{path}:/config")
         self.bias = float(self.config.get("data", "bias", fallback="0"))
+        if self.config.get("model", "bias", fallback="regularised") == "none":
+            self.bias = 0.0  # model.bias = none: no bias column, whatever data.bias says
         self.n_rows, self.dim = self.weights.shape
         # the data's own feature columns: the bias column is the model's last when bias > 0
         self.data_dim = self.dim - (1 if self.bias > 0 else 0)

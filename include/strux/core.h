@@ -140,6 +140,7 @@ enum {
     STRUX_CAP_WEDGE = 1u << 7,       /* task: answers wedge and ban queries */
     STRUX_CAP_HINGE_PARTS = 1u << 8, /* task: its margin loss separates into binary hinges, one
                                         per label (decomposes over labels: 1-vs-All) */
+    STRUX_CAP_FREE_BIAS = 1u << 9,   /* solver: can leave the bias out of the regulariser */
 };
 /* The names of the flags set in caps, comma-separated, into buf ("" for none). */
 void strux_caps_format(unsigned caps, char *buf, size_t n);

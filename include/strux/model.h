@@ -8,17 +8,27 @@
 #include "strux/core.h"
 
 typedef struct strux_model {
-    int32_t n_rows;  /* weight rows */
-    int32_t dim;     /* features per row (bias column included) */
-    int64_t n_extra; /* free parameters after the rows */
-    int64_t n_w;     /* n_rows·dim + n_extra */
-    double *w;       /* n_w weights */
+    int32_t n_rows;   /* weight rows */
+    int32_t dim;      /* features per row (bias column included) */
+    int64_t n_extra;  /* free parameters after the rows */
+    int64_t n_w;      /* n_rows·dim + n_extra */
+    double *w;        /* n_w weights */
+    int32_t free_col; /* a column left out of the regulariser in every row (model.bias = free:
+                         the bias column), or −1 */
 } strux_model;
+
+/* Options of section [model]. */
+typedef struct strux_model_options {
+    char bias[STRUX_OPT_STR]; /* model.bias: none | regularised | free */
+} strux_model_options;
+extern const strux_opt_spec strux_model_opt_specs[]; /* section [model] */
 
 strux_status strux_model_create(int32_t n_rows, int32_t dim, int64_t n_extra, strux_model **out);
 void strux_model_destroy(strux_model **m);
-/* ||w||². */
+/* The regulariser's ||w||²: every weight but the free column's. */
 double strux_model_norm2(const strux_model *m);
+/* w ← a·w for every weight but the free column's (SGD's shrink). */
+void strux_model_scale_regularised(strux_model *m, double a);
 /* Copy the weights of src (same shape) into dst. */
 strux_status strux_model_copy(strux_model *dst, const strux_model *src);
 /* Row k of the weights. */

@@ -51,7 +51,8 @@ unsigned strux_solver_caps(const strux_solver *s); /* STRUX_CAP_* */
  * any data is read; STRUX_ERR_CONFIG names the missing flag and the entries that have it. */
 strux_status strux_solver_check_options(const strux_solver_options *opt,
                                         const strux_search_options *so,
-                                        const strux_task_options *to);
+                                        const strux_task_options *to,
+                                        const strux_model_options *mo);
 /* Names of the solvers whose flags include caps, comma-separated (static buffer). */
 const char *strux_solver_names(unsigned caps);
 /* Names of the solvers whose flags exclude caps (static buffer). */

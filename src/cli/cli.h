@@ -40,6 +40,7 @@ typedef struct strux_run_options {
     strux_task_options task;
     strux_search_options surrogate;
     strux_solver_options solver;
+    strux_model_options model;
     strux_output_options output;
 } strux_run_options;
 

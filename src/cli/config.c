@@ -124,6 +124,7 @@ static const section sections[] = {
      strux_search_key_readers, NULL},
     {"solver", strux_solver_opt_specs, offsetof(strux_run_options, solver), solver_reads,
      strux_solver_key_readers, solver_names},
+    {"model", strux_model_opt_specs, offsetof(strux_run_options, model), NULL, NULL, NULL},
     {"output", output_specs, offsetof(strux_run_options, output), NULL, NULL, NULL},
 };
 #define N_SECTIONS ((int)(sizeof sections / sizeof *sections))

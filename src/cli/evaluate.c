@@ -28,14 +28,15 @@ strux_read_options strux_cli_heldout_read_options(const strux_comm *comm,
                                                   const strux_run_options *o, const strux_model *m,
                                                   int32_t n_labels)
 {
-    int bias = o->data.bias > 0;
+    double b = strcmp(o->model.bias, "none") == 0 ? 0 : o->data.bias; /* as the training data */
+    int bias = b > 0;
     strux_read_options ro = {
         .rank = strux_comm_rank(comm),
         .n_ranks = strux_comm_size(comm),
         .dim = m->dim - bias,
         .n_labels = n_labels,
         .drop_above_dim = 1,
-        .bias = o->data.bias,
+        .bias = b,
         .max_features = (int32_t)o->data.max_features,
     };
     return ro;

@@ -107,7 +107,10 @@ static strux_status parse_args(train_run *r, int argc, char **argv)
         if (assignment) STRUX_TRY(strux_config_set(r->config, assignment));
     }
     STRUX_TRY(strux_config_resolve(r->config, &r->opt));
-    STRUX_TRY(strux_solver_check_options(&r->opt.solver, &r->opt.surrogate, &r->opt.task));
+    STRUX_TRY(
+        strux_solver_check_options(&r->opt.solver, &r->opt.surrogate, &r->opt.task, &r->opt.model));
+    STRUX_CHECK(strcmp(r->opt.model.bias, "free") != 0 || r->opt.data.bias > 0, STRUX_ERR_CONFIG,
+                "model.bias = free needs the bias feature: data.bias is 0");
     STRUX_CHECK(r->opt.solver.blocks == 0 || r->opt.solver.blocks >= strux_comm_size(r->comm),
                 STRUX_ERR_CONFIG,
                 "solver.blocks = %lld data blocks cannot be shared by %d ranks: each rank needs "
@@ -129,8 +132,8 @@ static strux_status parse_args(train_run *r, int argc, char **argv)
     /* outputs that would replace an input or cannot be files fail now, before any data is read
      * (issue 18); the checkpoint may replace the one resumed from, which is read in full first */
     if (strux_comm_rank(r->comm) == 0) {
-        const char *inputs[] = {r->opt.data.train, r->opt.data.test, r->opt.data.label_names,
-                                r->opt.data.weights, config_path, r->resume};
+        const char *inputs[] = {r->opt.data.train,   r->opt.data.test, r->opt.data.label_names,
+                                r->opt.data.weights, config_path,      r->resume};
         const int n_inputs = (int)(sizeof inputs / sizeof *inputs);
         STRUX_TRY(strux_io_check_output(out->model, inputs, n_inputs));
         STRUX_TRY(strux_io_check_output(r->checkpoint, inputs, n_inputs - 1));
@@ -160,7 +163,7 @@ static strux_status load_training_data(train_run *r)
         .dim = (int32_t)r->opt.data.dim,
         .n_labels = (int32_t)r->opt.data.n_labels,
         .drop_above_dim = 0,
-        .bias = r->opt.data.bias,
+        .bias = strcmp(r->opt.model.bias, "none") == 0 ? 0 : r->opt.data.bias,
         .max_features = (int32_t)r->opt.data.max_features,
         .n_blocks = (int32_t)r->opt.solver.blocks,
     };
@@ -228,6 +231,8 @@ static strux_status set_up(train_run *r)
     int64_t n_extra = 0;
     if (st == STRUX_OK) st = strux_task_model_shape(r->task, r->train, &n_rows, &n_extra);
     if (st == STRUX_OK) st = strux_model_create(n_rows, r->train->dim, n_extra, &r->model);
+    if (st == STRUX_OK && strcmp(r->opt.model.bias, "free") == 0)
+        r->model->free_col = r->train->bias_col;
     if (st == STRUX_OK) st = strux_search_create(&r->opt.surrogate, r->task, r->train, &r->search);
     STRUX_TRY(strux_comm_agree(r->comm, st));
     STRUX_TRY(strux_solver_create(&r->opt.solver, r->task, r->search, r->train, r->model, r->comm,

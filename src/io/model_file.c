@@ -84,20 +84,9 @@ strux_status strux_io_model_save(const char *path, const strux_model *m,
     return h5_create_atomic(path, write_model, &mi);
 }
 
-/* Column names of a loaded curve live as long as the process: kept in a small static pool so
- * strux_curve's names stay static strings. */
-static const char *intern(const char *name)
-{
-    static char pool[STRUX_CURVE_MAX_COLS * 4][64];
-    static int used;
-    for (int k = 0; k < used; k++)
-        if (strcmp(pool[k], name) == 0) return pool[k];
-    if (used == (int)(sizeof pool / sizeof *pool)) return "unknown";
-    snprintf(pool[used], sizeof pool[used], "%s", name);
-    return pool[used++];
-}
-
+/* The curve's column names in creation order (strux_curve_init copies them). */
 typedef struct curve_visit {
+    char name[STRUX_CURVE_MAX_COLS][STRUX_CURVE_NAME];
     const char *names[STRUX_CURVE_MAX_COLS + 1];
     int n;
 } curve_visit;
@@ -106,7 +95,11 @@ static herr_t visit_name(hid_t g, const char *name, const H5L_info_t *li, void *
 {
     (void)g, (void)li;
     curve_visit *v = op;
-    if (v->n < STRUX_CURVE_MAX_COLS) v->names[v->n++] = intern(name);
+    if (v->n < STRUX_CURVE_MAX_COLS && strlen(name) < STRUX_CURVE_NAME) {
+        snprintf(v->name[v->n], sizeof v->name[0], "%s", name);
+        v->names[v->n] = v->name[v->n];
+        v->n++;
+    }
     return 0;
 }
 
@@ -114,7 +107,7 @@ static strux_status read_curve(hid_t f, const char *path, strux_curve *c)
 {
     hid_t g = H5Gopen2(f, "training", H5P_DEFAULT);
     STRUX_CHECK(g >= 0, STRUX_ERR_INPUT, "%s: no 'training' group", path);
-    curve_visit v = {{0}, 0};
+    curve_visit v = {0};
     H5Literate(g, H5_INDEX_CRT_ORDER, H5_ITER_INC, NULL, visit_name, &v);
     if (v.n == 0) H5Literate(g, H5_INDEX_NAME, H5_ITER_INC, NULL, visit_name, &v);
     strux_status st = strux_curve_init(c, v.names);

@@ -286,10 +286,14 @@ strux_status strux_driver_solve(strux_driver *d, double eps, int64_t max_epochs,
                                    (long long)d->epoch, (long long)d->opt.epochs,
                                    d->opt.checkpoint);
         if (stop) return STRUX_OK;
-        if (d->opt.time_limit > 0 && d->train_s >= d->opt.time_limit) {
-            strux_log(STRUX_LOG_INFO, "solver.time_limit of %gs reached after epoch %lld",
-                      d->opt.time_limit, (long long)d->epoch);
-            return STRUX_OK;
+        if (d->opt.time_limit > 0) { /* one decision for all ranks: the slowest clock */
+            double t = d->train_s;
+            STRUX_TRY(strux_comm_allreduce_max(d->p.comm, &t, 1));
+            if (t >= d->opt.time_limit) {
+                strux_log(STRUX_LOG_INFO, "solver.time_limit of %gs reached after epoch %lld",
+                          d->opt.time_limit, (long long)d->epoch);
+                return STRUX_OK;
+            }
         }
     }
     return STRUX_OK;
@@ -313,6 +317,7 @@ strux_status strux_driver_run(strux_driver *d)
         }
         if (done) break;
     }
+    if (strux_comm_rank(d->p.comm) != 0) return STRUX_OK; /* the run's warnings, once */
     if (d->opt.tol > 0 && d->cert.gap > d->opt.tol * d->cert.primal)
         strux_log(STRUX_LOG_WARN,
                   "not converged: after %lld epochs the duality gap %.3e is %.3g x the primal "

@@ -33,6 +33,7 @@ static strux_status sgd_setup(strux_solver *s)
     const strux_model *m = s->model;
     STRUX_TRY(strux_model_create(m->n_rows, m->dim, m->n_extra, &d->w));
     STRUX_TRY(strux_model_copy(d->w, m));
+    d->w->free_col = m->free_col;
     STRUX_TRY(strux_alloc_array(&d->G, (size_t)m->n_w, sizeof *d->G));
     STRUX_TRY(strux_alloc_array(&d->perm, (size_t)s->ds->n_global, sizeof *d->perm));
     STRUX_TRY(strux_task_pot_alloc(s->task, s->ds, &d->pot));
@@ -74,7 +75,7 @@ static strux_status sgd_epoch(strux_solver *s)
         STRUX_TRY(strux_comm_allreduce_sum(s->comm, d->G, n_w));
         d->t++;
         double eta = 1.0 / (lambda * (double)d->t);
-        strux_scal(n_w, 1.0 - eta * lambda, d->w->w);
+        strux_model_scale_regularised(d->w, 1.0 - eta * lambda);
         strux_axpy(n_w, -eta * (double)n / (s->ds->weight_sum * (double)(b1 - b0)), d->G, d->w->w);
         steps++;
         strux_solver_progress(s, b1, n);

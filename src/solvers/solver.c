@@ -126,14 +126,27 @@ static strux_status check_caps(const strux_solver_entry *e, unsigned search_caps
     return STRUX_OK;
 }
 
+/* A bias left out of the regulariser breaks the dual solvers' closed forms (their dual would need
+ * the equality constraint of an unregularised offset). */
+static strux_status check_bias(const strux_solver_entry *e, int free_bias)
+{
+    STRUX_CHECK(!free_bias || (e->caps & STRUX_CAP_FREE_BIAS), STRUX_ERR_CONFIG,
+                "model.bias = free needs a solver with flag free_bias (the bias left out of the "
+                "regulariser); solver.type = %s lacks it: solvers with it: %s; or keep "
+                "model.bias = regularised (a larger data.bias regularises the bias less)",
+                e->name, strux_solver_names(STRUX_CAP_FREE_BIAS));
+    return STRUX_OK;
+}
+
 strux_status strux_solver_check_options(const strux_solver_options *opt,
                                         const strux_search_options *so,
-                                        const strux_task_options *to)
+                                        const strux_task_options *to, const strux_model_options *mo)
 {
     const strux_solver_entry *e;
     unsigned search_caps, task_caps;
     char search[64];
     STRUX_TRY(find_entry(opt->type, &e));
+    STRUX_TRY(check_bias(e, strcmp(mo->bias, "free") == 0));
     STRUX_TRY(strux_task_type_caps(to->type, &task_caps));
     STRUX_TRY(strux_search_type_caps(so, task_caps, &search_caps, search, sizeof search));
     return check_caps(e, search_caps, search, so->type);
@@ -176,6 +189,7 @@ strux_status strux_solver_create(const strux_solver_options *opt, strux_task *t,
     const strux_solver_entry *e;
     STRUX_TRY(find_entry(opt->type, &e));
     STRUX_TRY(check_caps(e, strux_search_caps(s), strux_search_name(s), strux_surrogate_name(s)));
+    STRUX_TRY(check_bias(e, m->free_col >= 0));
     strux_solver *sv;
     STRUX_TRY(strux_alloc(&sv, sizeof *sv));
     *sv = (strux_solver){.type_name = e->name,

@@ -20,7 +20,7 @@ printf '[data]\ntrain = %s/yeast_train.svm.gz\n[solver]\nepochs = 2\nlamda = 0.1
 expect_fail 2 "typo.ini:5: unknown key 'solver.lamda'; valid keys of \[solver\]: solver.type, solver.lambda" \
     "unknown key names file:line and lists the valid keys" -- "$STRUX" train "$WORK/typo.ini"
 printf '[data]\ntrain = x\n[solvr]\nepochs = 2\n' >"$WORK/sec.ini"
-expect_fail 2 "sec.ini:4: unknown section \[solvr\]; valid sections: \[data\], \[task\], \[surrogate\], \[solver\], \[output\]" \
+expect_fail 2 "sec.ini:4: unknown section \[solvr\]; valid sections: \[data\], \[task\], \[surrogate\], \[solver\], \[model\], \[output\]" \
     "unknown section lists the valid sections" -- "$STRUX" train "$WORK/sec.ini"
 expect_fail 2 "--set: solver.lambda = -1 is outside" "bad --set value names its origin" -- \
     $MPIRUN -np 2 "$STRUX" train configs/yeast.ini --set solver.lambda=-1

@@ -20,6 +20,16 @@ bad=$(grep -rlE '#include "strux/(comm|io|solver)\.h"' src/tasks src/search src/
 ok $? "tasks, searches, data, linalg, lp and core do not see comm, io or solvers"
 [ -z "$bad" ] || echo "$bad" | diag
 
+bad=$(grep -rlE '#include "(\.\./)*(cli/)?cli\.h"|#include "strux_git\.h"' src | grep -v '^src/cli/' || true)
+[ -z "$bad" ]
+ok $? "nothing below src/cli includes the command line (the training driver takes callbacks and flags)"
+[ -z "$bad" ] || echo "$bad" | diag
+
+bad=$(grep -rnE 'strcmp\([^)]*"(sgd|sdca|bcfw|cutting_plane|margin|slack|beta|probloss|microf1|angular|bisect|binary|sarawagi|convex_hull|multilabel|multiclass|chain|pairwise)"' src/solvers src/search src/tasks | grep -v 'registry\.c' || true)
+[ -z "$bad" ]
+ok $? "no capability check by name in solvers, searches and tasks (registries carry flags)"
+[ -z "$bad" ] || echo "$bad" | diag
+
 bad=$(grep -rnE '(^|[^_a-z])(exit|abort)\(' src --include=*.c | grep -v '^src/cli/' || true)
 [ -z "$bad" ]
 ok $? "no exit() or abort() below src/cli"

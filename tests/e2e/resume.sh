@@ -64,8 +64,8 @@ ok $? "output.checkpoint_every = 10 leaves the checkpoint of epoch 20 of 30 (h5d
     >"$WORK/every.json" 2>/dev/null && grep -q '"hamming_loss"' "$WORK/every.json"
 ok $? "a checkpoint is a model file: strux eval scores it"
 
-expect_fail 2 "written by 1 rank\(s\); resume it with the same number of ranks \(mpirun -np 1\)" \
-    "resuming with another rank count is refused" -- \
+expect_fail 2 "written by 1 rank\(s\) with 1 data block\(s\); this run has 2 block\(s\) on 2 rank\(s\): resume with the same solver.blocks \(with solver.blocks = 0 every rank is one block: mpirun -np 1\)" \
+    "resuming with another rank count without solver.blocks is refused" -- \
     $MPIRUN -np 2 "$STRUX" train --resume "$WORK/every.h5"
 expect_fail 3 "a model without checkpoint state \(no /checkpoint group\)" \
     "resuming from a plain model is refused" -- \

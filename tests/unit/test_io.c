@@ -197,10 +197,13 @@ static void test_checkpoint_round_trip(void **state)
     assert_strux_ok(strux_curve_append(&info.curve, (double[]){1}));
     char path[512];
     snprintf(path, sizeof path, "%s/c.ckpt.h5", test_tmpdir());
-    strux_checkpoint_info ck = {.epoch = 5, .n_ranks = 2, .train_s = 1.25, .oracle_calls = 99};
+    strux_checkpoint_info ck = {
+        .epoch = 5, .n_ranks = 1, .n_blocks = 2, .train_s = 1.25, .oracle_calls = 99};
     strux_checkpoint_writer *w = NULL;
-    assert_strux_ok(strux_io_checkpoint_begin(path, m, &info, w_train, &ck, &w));
-    assert_strux_ok(strux_io_checkpoint_add(w, 0, "rank zero", 9));
+    strux_blob shared = {0};
+    assert_strux_ok(strux_blob_put(&shared, "shared!", 7));
+    assert_strux_ok(strux_io_checkpoint_begin(path, m, &info, w_train, &ck, &shared, &w));
+    assert_strux_ok(strux_io_checkpoint_add(w, 0, "block zero", 10));
     assert_strux_ok(strux_io_checkpoint_add(w, 1, "one", 3));
     assert_strux_ok(strux_io_checkpoint_end(&w, STRUX_OK));
     /* a checkpoint is a model file */
@@ -209,21 +212,29 @@ static void test_checkpoint_round_trip(void **state)
     assert_memory_equal(back->w, m->w, (size_t)m->n_w * sizeof *m->w);
     strux_model_destroy(&back);
     strux_model_info_free(&back_info);
-    for (int r = 0; r < 3; r++) {
+    {
         strux_checkpoint_info got = {0};
         strux_blob blob = {0};
         assert_strux_ok(strux_model_create(300, 500, 7, &back));
-        assert_strux_ok(strux_io_checkpoint_read(path, r, &got, back, &blob));
+        assert_strux_ok(strux_io_checkpoint_read(path, &got, back, &blob));
         assert_int_equal(got.epoch, 5);
-        assert_int_equal(got.n_ranks, 2);
+        assert_int_equal(got.n_ranks, 1);
+        assert_int_equal(got.n_blocks, 2);
         assert_int_equal(got.oracle_calls, 99);
-        if (r < 2) {
-            assert_memory_equal(back->w, w_train->w, (size_t)m->n_w * sizeof *m->w);
-            assert_int_equal(blob.n, r == 0 ? 9 : 3);
-            assert_memory_equal(blob.data, r == 0 ? "rank zero" : "one", blob.n);
-        } else {
-            assert_int_equal(blob.n, 0);
+        assert_memory_equal(back->w, w_train->w, (size_t)m->n_w * sizeof *m->w);
+        assert_int_equal(blob.n, 7);
+        assert_memory_equal(blob.data, "shared!", 7);
+        for (int k = 0; k < 2; k++) {
+            strux_blob b = {0};
+            assert_strux_ok(strux_io_checkpoint_read_block(path, k, &b));
+            assert_int_equal(b.n, k == 0 ? 10 : 3);
+            assert_memory_equal(b.data, k == 0 ? "block zero" : "one", b.n);
+            strux_blob_free(&b);
         }
+        strux_blob b = {0};
+        assert_strux_fails(strux_io_checkpoint_read_block(path, 2, &b), STRUX_ERR_INPUT,
+                           "no checkpoint/block_2");
+        strux_blob_free(&b);
         strux_blob_free(&blob);
         strux_model_destroy(&back);
     }
@@ -231,17 +242,18 @@ static void test_checkpoint_round_trip(void **state)
     strux_blob blob = {0};
     strux_checkpoint_info got = {0};
     assert_strux_ok(strux_model_create(300, 499, 7, &back));
-    assert_strux_fails(strux_io_checkpoint_read(path, 0, &got, back, &blob), STRUX_ERR_INPUT,
+    assert_strux_fails(strux_io_checkpoint_read(path, &got, back, &blob), STRUX_ERR_INPUT,
                        "dataset 'checkpoint/weights' has 150007 entries; this run's model has "
                        "149707");
     strux_blob_free(&blob);
     strux_model_destroy(&back);
     /* a failed write leaves nothing: no file, no temporary */
     snprintf(path, sizeof path, "%s/failed.ckpt.h5", test_tmpdir());
-    assert_strux_ok(strux_io_checkpoint_begin(path, m, &info, w_train, &ck, &w));
+    assert_strux_ok(strux_io_checkpoint_begin(path, m, &info, w_train, &ck, &shared, &w));
     assert_strux_ok(strux_io_checkpoint_add(w, 0, "x", 1));
     assert_strux_fails(strux_io_checkpoint_end(&w, STRUX_OK), STRUX_ERR_INTERNAL,
-                       "1 of 2 rank states written");
+                       "1 of 2 block states written");
+    strux_blob_free(&shared);
     assert_int_not_equal(access(path, F_OK), 0);
     char tmp[600];
     strux_io_temp_name(path, tmp, sizeof tmp);

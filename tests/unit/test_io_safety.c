@@ -207,11 +207,12 @@ static void test_disk_full(void **state)
     assert_int_equal(count_temps(full_dir), 0);
     assert_int_not_equal(access(p, F_OK), 0);
 
-    /* a checkpoint: the model part and the rank blobs */
+    /* a checkpoint: the model part, the shared state and the block blobs */
     snprintf(p, sizeof p, "%s/c.ckpt.h5", full_dir);
-    strux_checkpoint_info ck = {.epoch = 1, .n_ranks = 2};
+    strux_checkpoint_info ck = {.epoch = 1, .n_ranks = 2, .n_blocks = 2};
     strux_checkpoint_writer *w = NULL;
-    strux_status st = strux_io_checkpoint_begin(p, m, &info, m, &ck, &w);
+    strux_blob shared = {0};
+    strux_status st = strux_io_checkpoint_begin(p, m, &info, m, &ck, &shared, &w);
     for (int r = 0; st == STRUX_OK && r < 2; r++)
         st = strux_io_checkpoint_add(w, r, m->w, (size_t)m->n_w * sizeof *m->w);
     assert_strux_fails(strux_io_checkpoint_end(&w, st), STRUX_ERR_IO, "disk full writing");
