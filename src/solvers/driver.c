@@ -324,7 +324,8 @@ strux_status strux_driver_run(strux_driver *d)
                   "solver.type = %s certifies no duality gap: the primal after the last epoch is "
                   "%.6g; how far it is from the optimum is unknown (solvers with a dual, which "
                   "stop on solver.tol: %s)",
-                  strux_solver_name(d->p.solver), d->cert.primal, strux_solver_names(STRUX_CAP_DUAL));
+                  strux_solver_name(d->p.solver), d->cert.primal,
+                  strux_solver_names(STRUX_CAP_DUAL));
     return STRUX_OK;
 }
 
