@@ -324,6 +324,13 @@ strux_status strux_driver_run(strux_driver *d)
                   "%.6g, above solver.tol %g (raise solver.epochs)",
                   (long long)d->epoch, d->cert.gap, d->cert.gap / d->cert.primal, d->cert.primal,
                   d->opt.tol);
+    if (!(strux_solver_caps(d->p.solver) & STRUX_CAP_DUAL))
+        strux_log(STRUX_LOG_WARN,
+                  "solver.type = %s certifies no duality gap: the primal after the last epoch is "
+                  "%.6g; how far it is from the optimum is unknown (solvers with a dual, which "
+                  "stop on solver.tol: %s)",
+                  strux_solver_name(d->p.solver), d->cert.primal,
+                  strux_solver_names(STRUX_CAP_DUAL));
     return STRUX_OK;
 }
 

@@ -32,7 +32,7 @@ expect_fail 2 "solver.type = 'newton' is unknown; valid: sgd, bcfw, sdca, cuttin
 
 # --set overrides win over the file; the resolved config is stored in the model
 expect_ok "train yeast with --set overrides" -- "$STRUX" train configs/yeast.ini \
-    --set solver.epochs=3 --set solver.lambda=0.002 --set output.model="$WORK/y.h5" \
+    --set solver.type=sgd --set solver.epochs=3 --set solver.lambda=0.002 --set output.model="$WORK/y.h5" \
     --set output.metrics="$WORK/y.jsonl"
 [ "$(wc -l <"$WORK/y.jsonl")" -eq 3 ]
 ok $? "metrics log has one line per epoch"
@@ -79,7 +79,7 @@ expect_ok "convert yeast train to HDF5" -- "$STRUX" convert "$D/yeast_train.svm.
 h5dump -a /format "$WORK/yt.h5" | grep -q strux-csr
 ok $? "the container is HDF5 (h5dump)"
 expect_ok "train from the HDF5 container with 2 ranks" -- $MPIRUN -np 2 "$STRUX" train \
-    configs/yeast.ini --set data.train="$WORK/yt.h5" --set solver.epochs=3 \
+    configs/yeast.ini --set data.train="$WORK/yt.h5" --set solver.type=sgd --set solver.epochs=3 \
     --set solver.lambda=0.002 --set output.model="$WORK/yh.h5" --set output.metrics=
 $PY -c "
 import h5py, numpy as np

@@ -6,7 +6,7 @@
 D=$STRUX_DATA/yeast
 for np in 1 2 4; do
     timeout 300 $MPIRUN -np $np "$STRUX" train configs/yeast.ini --quiet \
-        --set solver.epochs=8 --set output.model="$WORK/m$np.h5" \
+        --set solver.type=sgd --set solver.epochs=8 --set output.model="$WORK/m$np.h5" \
         --set output.metrics="$WORK/m$np.jsonl" >"$WORK/train$np.json" 2>"$WORK/err$np"
     ok $? "yeast trains at -np $np"
     $MPIRUN -np $np "$STRUX" predict --model "$WORK/m$np.h5" --data "$D/yeast_test.svm.gz" \

@@ -4,7 +4,7 @@
 . tests/common/tap.sh
 
 for l in 1e-2 1e-4; do
-    "$STRUX" train configs/yeast.ini --quiet --set solver.epochs=4 --set solver.lambda=$l \
+    "$STRUX" train configs/yeast.ini --quiet --set solver.type=sgd --set solver.epochs=4 --set solver.lambda=$l \
         --set output.eval_every=2 --set output.model="$WORK/m$l.h5" \
         --set output.metrics="$WORK/lambda_$l.jsonl" >/dev/null || false
 done

@@ -12,7 +12,7 @@ TMUX_SOCK="strux-test-$$"
 trap 'tmux -L "$TMUX_SOCK" kill-server 2>/dev/null; rm -rf "$WORK"' EXIT
 
 # ---- piped stderr: plain lines, one per epoch
-"$STRUX" train configs/yeast.ini --set solver.epochs=3 --set output.model="$WORK/y3.h5" \
+"$STRUX" train configs/yeast.ini --set solver.type=sgd --set solver.epochs=3 --set output.model="$WORK/y3.h5" \
     --set output.metrics="$WORK/y3.jsonl" >"$WORK/y3.json" 2>"$WORK/y3.err"
 ok $? "train yeast with data.test, stderr to a file"
 ! grep -q $'\r' "$WORK/y3.err" && ! grep -q $'\033' "$WORK/y3.err"
@@ -63,14 +63,14 @@ EOF
 ok ${PIPESTATUS[0]} "scored at epochs 2, 4, 5 (eval_every 2) and 5 (eval_every 0); epoch 2's values equal 'strux eval' of the model saved after 2 epochs"
 
 # ---- mpirun: rank 0 alone prints the epoch lines
-$MPIRUN -np 2 "$STRUX" train configs/yeast.ini --set solver.epochs=2 --set output.metrics= \
+$MPIRUN -np 2 "$STRUX" train configs/yeast.ini --set solver.epochs=2 --set solver.tol=0 --set output.metrics= \
     --set output.model="$WORK/y2.h5" >/dev/null 2>"$WORK/np2.err"
 ok $? "train at -np 2"
 [ "$(grep -c ' epoch [0-9]*/2 ' "$WORK/np2.err")" -eq 2 ] && ! grep -q 'r1\]' "$WORK/np2.err"
 ok $? "at -np 2 the epoch lines come once, from rank 0"
 
 # ---- --quiet and --log-json on every subcommand
-"$STRUX" train configs/yeast.ini --quiet --set solver.epochs=2 --set output.metrics= \
+"$STRUX" train configs/yeast.ini --quiet --set solver.epochs=2 --set solver.tol=0 --set output.metrics= \
     --set output.model="$WORK/q.h5" >/dev/null 2>"$WORK/q.err" &&
     "$STRUX" predict --quiet --model "$WORK/q.h5" --data "$D/yeast_test.svm.gz" \
         --out "$WORK/q.txt" 2>>"$WORK/q.err" &&
@@ -103,7 +103,7 @@ ok $? "--log-json: every stderr line is one JSON object (epoch lines, info, the 
 # ---- a terminal (tmux): the bar appears within an epoch and is erased before the epoch line
 if command -v tmux >/dev/null; then
     cmd="$STRUX train configs/yeast.ini --set data.train=$B/bibtex_train.svm.gz --set data.test= \
---set data.label_names= --set solver.epochs=2 --set solver.batch=1 --set output.metrics= \
+--set data.label_names= --set solver.type=sgd --set solver.epochs=2 --set solver.batch=1 --set output.metrics= \
 --set output.model=$WORK/b.h5; echo STRUX-EXIT-\$?; sleep 60"
     tmux -L "$TMUX_SOCK" new-session -d -s p -x 120 -y 30 "$cmd"
     seen=""

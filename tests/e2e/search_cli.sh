@@ -7,7 +7,7 @@ C=configs/yeast_slack.ini
 for pair in margin:margin slack:angular beta:convex_hull probloss:convex_hull microf1:convex_hull; do
     type=${pair%%:*}
     "$STRUX" train $C --quiet --set surrogate.type=$type --set surrogate.search=auto \
-        --set solver.epochs=2 --set output.model="$WORK/$type.h5" --set output.metrics= \
+        --set solver.type=sgd --set solver.epochs=2 --set output.model="$WORK/$type.h5" --set output.metrics= \
         >"$WORK/$type.json" 2>"$WORK/$type.err"
     ok $? "surrogate $type trains with its default search"
     $PY - "$WORK/$type.h5" "$type" "${pair#*:}" "$WORK/$type.json" <<'PY'
@@ -30,7 +30,7 @@ expect_fail 2 "surrogate.queue = 'lifo' is not one of: priority\|fifo" "unknown 
     "$STRUX" train $C --set surrogate.queue=lifo --set output.model="$WORK/x.h5"
 expect_fail 2 "surrogate.search = sarawagi needs the slack ξ_i of each example \(flag keeps_slack\), which solver.type = sgd does not keep; solvers that do: cutting_plane" \
     "sarawagi refuses to run inside SGD" -- \
-    "$STRUX" train $C --set surrogate.search=sarawagi --set output.model="$WORK/x.h5"
+    "$STRUX" train $C --set surrogate.search=sarawagi --set solver.type=sgd --set output.model="$WORK/x.h5"
 "$STRUX" train $C --set surrogate.type=margin --set surrogate.search=margin --set surrogate.queue=fifo \
     --set solver.epochs=1 --set output.model="$WORK/x.h5" --set output.metrics= >/dev/null 2>"$WORK/warn"
 grep -qE "surrogate.queue is ignored: it is read only when surrogate.search=angular" "$WORK/warn"

@@ -6,7 +6,7 @@
 D=$STRUX_DATA/yeast
 $PY tests/common/liblinear_ref.py "$D/yeast_train.svm.gz" 1e-3 "$D/yeast_test.svm.gz" >"$WORK/ref.json"
 ok $? "LIBLINEAR reference runs"
-"$STRUX" train configs/yeast.ini --quiet --set output.model="$WORK/y.h5" \
+"$STRUX" train configs/yeast.ini --quiet --set solver.type=sgd --set output.model="$WORK/y.h5" \
     --set output.metrics="$WORK/y.jsonl" >"$WORK/test.json"
 ok $? "strux trains yeast (SGD, margin rescaling)"
 $PY - "$WORK/ref.json" "$WORK/y.jsonl" "$WORK/test.json" <<'PY'

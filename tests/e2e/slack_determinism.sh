@@ -10,7 +10,7 @@ for name in slack probloss; do
     for np in 1 2 4; do
         timeout 300 $MPIRUN -np $np "$STRUX" train configs/yeast_slack.ini --quiet \
             --set surrogate.type=$name --set surrogate.search=auto --set surrogate.integral=true \
-            --set solver.epochs=5 \
+            --set solver.type=sgd --set solver.epochs=5 \
             --set output.model="$WORK/$name$np.h5" --set output.metrics="$WORK/$name$np.jsonl" \
             >"$WORK/$name$np.json" 2>"$WORK/err$np"
         ok $? "$name trains at -np $np"

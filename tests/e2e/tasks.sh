@@ -135,7 +135,7 @@ ok ${PIPESTATUS[0]} "OCR: letter accuracy above 0.5 for both, same letters score
 
 for np in 1 2; do
     timeout 300 $MPIRUN -np $np "$STRUX" train configs/yeast_pairwise.ini --quiet \
-        --set solver.epochs=3 --set output.model="$WORK/p$np.h5" --set output.metrics= \
+        --set solver.type=sgd --set solver.epochs=3 --set output.model="$WORK/p$np.h5" --set output.metrics= \
         >"$WORK/p$np.json" 2>"$WORK/p$np.err"
     ok $? "yeast pairwise (exact) trains at -np $np"
 done
@@ -152,14 +152,14 @@ cmp -s "$WORK/p1.json" "$WORK/p2.json"
 ok $? "pairwise test metrics at -np 2 equal -np 1"
 for np in 1 2; do
     timeout 300 $MPIRUN -np $np "$STRUX" train configs/yeast_pairwise.ini --quiet \
-        --set solver.epochs=2 --set task.inference=lp --set task.lp_start=fresh \
+        --set solver.type=sgd --set solver.epochs=2 --set task.inference=lp --set task.lp_start=fresh \
         --set output.model="$WORK/lp$np.h5" --set output.metrics= >"$WORK/lp$np.json" \
         2>"$WORK/lp$np.err"
     ok $? "yeast pairwise (LP relaxation, fresh starts) trains at -np $np"
 done
 cmp -s "$WORK/lp1.json" "$WORK/lp2.json"
 ok $? "LP with fresh starts: test metrics at -np 2 equal -np 1"
-timeout 300 $MPIRUN -np 2 "$STRUX" train configs/yeast_pairwise.ini --quiet --set solver.epochs=2 \
+timeout 300 $MPIRUN -np 2 "$STRUX" train configs/yeast_pairwise.ini --quiet --set solver.type=sgd --set solver.epochs=2 \
     --set task.inference=lp --set output.model="$WORK/lp.h5" --set output.metrics= \
     >"$WORK/lp.json" 2>"$WORK/lp.err"
 ok $? "yeast pairwise (LP relaxation, warm starts) trains at -np 2"
