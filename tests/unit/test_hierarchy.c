@@ -469,7 +469,7 @@ static strux_hierarchy *read_shared_hier(const char *rel)
 
 /* The reader on fixtures: comments, blank lines, tabs, CRLF and a last line without a newline;
  * gzip; then every bad line with its file:line and value, and the edge-level errors at the file
- * line (empty, self-loop, cycle). */
+ * line (empty, self-loop, cycle); allocation failures without leaks; the node limit. */
 static void test_read(void **state)
 {
     (void)state;
@@ -517,10 +517,26 @@ static void test_read(void **state)
         assert_null(h);
         assert_int_equal(strux_alloc_bytes(), base);
     }
+    /* every allocation of a read fails once in turn: NOMEM, nothing leaks */
+    int failed = 0;
+    for (int64_t n = 0; n < 200; n++) {
+        strux_alloc_fail_after(n);
+        strux_status st = strux_hierarchy_read(fixture("hier_good.txt.gz"), NULL, &h);
+        strux_alloc_fail_after(-1);
+        if (st == STRUX_OK) {
+            strux_hierarchy_destroy(&h);
+            break;
+        }
+        assert_int_equal(st, STRUX_ERR_NOMEM);
+        assert_null(h);
+        assert_int_equal(strux_alloc_bytes(), base);
+        failed++;
+    }
+    assert_true(failed > 10);
     /* the node limit of the options */
     const strux_hierarchy_options opt = {.max_nodes = 4};
     assert_strux_fails(strux_hierarchy_read(fixture("hier_good.txt"), &opt, &h), STRUX_ERR_INPUT,
-                       "hier_good.txt");
+                       "hier_good.txt: the hierarchy has 5 nodes, more than the limit 4");
 }
 
 /* The shared hierarchies (data/README.md counts nodes without the root): imclef07a 96 + 1 nodes,
