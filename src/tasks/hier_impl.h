@@ -56,10 +56,9 @@ void strux_hier_infer_leaf_scores(strux_hier_infer *w, const double *s, const do
 void strux_hier_infer_leaf(strux_hier_infer *w, const double *s, const double *a, const double *b,
                            int32_t *leaf, double *value);
 /* Multi-label on a tree (§5.3): g(n) bottom-up, then the backtrack from the root: all children
- * with g(c) > 0 strictly, else the single argmax child, smallest index on ties (A19). Of the
- * optimal labels this is the only one the rule reaches, and no other optimal label is a proper
- * subset of it. z (M) gets the 0/1 indicator, *value the maximum. O(M). STRUX_ERR_INTERNAL on a
- * DAG (the task routes DAGs to strux_hier_infer_dag). */
+ * with g(c) > 0 strictly, else the single argmax child, smallest index on ties (A19); so no
+ * other optimal label is a proper subset of the answer. z (M) gets the 0/1 indicator, *value the
+ * maximum. O(M). STRUX_ERR_INTERNAL on a DAG (the task routes DAGs to strux_hier_infer_dag). */
 strux_status strux_hier_infer_tree(strux_hier_infer *w, const double *s, const double *a, double *z,
                                    double *value);
 /* Multi-label on any hierarchy by (6.22) (§5.4): maximise Σ r_n z_n over the LP relaxation

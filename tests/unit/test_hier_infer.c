@@ -5,6 +5,7 @@
  * with integer scores the A19 tie rule: no optimal label is a proper subset of the answer); the
  * DAG programme with and without the exact IP and the pruning (IP value = brute force ≤ LP
  * value, pruned LP ≤ full LP, integral LP answers exact, fractional LPs met); a hand-made tree;
+ * the shared funcat tree (top-down sums = Ā sums, DP = IP = pruned IP);
  * no allocation in any oracle call; allocation failures in create without leaks. */
 #include "test_common.h"
 
@@ -315,6 +316,49 @@ static void test_by_hand(void **state)
     strux_hierarchy_destroy(&h);
 }
 
+/* The largest shared tree, funcat_cellcycle (500 nodes, 324 leaves), read by the file reader:
+ * the leaf path sums of the top-down pass equal the sums over the Ā CSR; the DP, the exact IP and
+ * the pruned exact IP agree on the optimum for random leaf-Hamming-like augmentations. */
+static void test_funcat(void **state)
+{
+    (void)state;
+    strux_hierarchy *h = NULL;
+    assert_strux_ok(
+        strux_hierarchy_read(shared_data("funcat_cellcycle/cellcycle_FUN.hier"), NULL, &h));
+    int32_t M = h->n_nodes, L = h->n_leaves;
+    assert_int_equal(M, 500);
+    strux_hier_infer *w = NULL;
+    assert_strux_ok(strux_hier_infer_create(h, 1, &w));
+    static double s[500], a[500], S[500], z[500], z2[500];
+    strux_rng rng;
+    strux_rng_init(&rng, 14, 59, 0);
+    for (int t = 0; t < 10; t++) {
+        for (int32_t k = 0; k < M; k++) {
+            s[k] = 2 * strux_rng_uniform(&rng) - 1 - 0.1 * t;
+            a[k] = h->child_ptr[k] == h->child_ptr[k + 1] ? (strux_rng_below(&rng, 2) ? 1 : -1) : 0;
+        }
+        strux_hier_infer_leaf_scores(w, s, a, S);
+        for (int32_t i = 0; i < L; i++) {
+            double sum = 0;
+            for (int64_t q = h->anc_ptr[i]; q < h->anc_ptr[i + 1]; q++)
+                sum += s[h->anc_idx[q]] + a[h->anc_idx[q]];
+            assert_close(S[i], sum, 1e-12);
+        }
+        double v_dp, v_ip, v_pr;
+        strux_hier_dag_info info;
+        assert_strux_ok(strux_hier_infer_tree(w, s, a, z, &v_dp));
+        assert_strux_ok(strux_hier_infer_dag(w, s, a, STRUX_HIER_EXACT, z2, &v_ip, &info));
+        assert_true(fabs(v_dp - v_ip) <= 1e-9 * (1 + fabs(v_dp)));
+        assert_true(info.lp_value >= v_ip - 1e-9);
+        assert_strux_ok(
+            strux_hier_infer_dag(w, s, a, STRUX_HIER_EXACT | STRUX_HIER_PRUNE, z2, &v_pr, &info));
+        assert_true(fabs(v_dp - v_pr) <= 1e-9 * (1 + fabs(v_dp)));
+        assert_true(info.n_candidates < L);
+    }
+    strux_hier_infer_destroy(&w);
+    strux_hierarchy_destroy(&h);
+}
+
 /* No oracle allocates; the tree DP refuses a DAG and the DAG programme a workspace without LP;
  * allocation failures in create leave nothing behind. */
 static void test_allocations(void **state)
@@ -370,7 +414,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_single),      cmocka_unit_test(test_tree_dp),
         cmocka_unit_test(test_dag),         cmocka_unit_test(test_by_hand),
-        cmocka_unit_test(test_allocations),
+        cmocka_unit_test(test_allocations), cmocka_unit_test(test_funcat),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
