@@ -10,8 +10,8 @@
  *      1 ≤ Σ ≤ T, the max-min LP on DAGs (GLPK through strux/lp.h), the root handling of A10, and
  *      the corrected Algorithm 5 (shared-Frobenius α update, trees only).
  * The hierarchy is a plain struct (like strux_dataset): tasks read its arrays in inner loops. It
- * knows nothing of MPI or of the text format: the file reader (on the shared text reader) and the
- * rank-0 broadcast are built on strux_hierarchy_from_edges. Everything here is Not Collective. */
+ * knows nothing of MPI: the file reader (on the shared text reader) and the rank-0 broadcast
+ * are built on strux_hierarchy_from_edges. Everything here is Not Collective. */
 #ifndef STRUX_HIERARCHY_H
 #define STRUX_HIERARCHY_H
 
@@ -73,6 +73,16 @@ strux_status strux_hierarchy_from_edges(const char *path, int64_t n_edges, const
                                         const int64_t *child, const int64_t *line,
                                         const strux_hierarchy_options *opt, strux_hierarchy **out);
 void strux_hierarchy_destroy(strux_hierarchy **h);
+/* Read a hierarchy from a text file (plain or gzip) of `parent child` lines (LSHTC cat_hier.txt,
+ * the shared .hier files): each line exactly two ids in [0, STRUX_HIERARCHY_ID_MAX] separated by
+ * spaces or tabs; blank lines and lines whose first non-blank character is `#` are skipped. Then
+ * strux_hierarchy_from_edges with each edge's line number (opt may be NULL). Errors,
+ * STRUX_ERR_INPUT "path:line: ..." naming the token: a non-integer, negative or too large id, one
+ * id, an extra token; those of the text reader (unopenable file, NUL byte, over-long line, bad
+ * gzip; a directory is STRUX_ERR_IO) and of strux_hierarchy_from_edges (empty file, self-loop,
+ * cycle, node limit); STRUX_ERR_NOMEM. *out (NULL on error) owned by the caller. */
+strux_status strux_hierarchy_read(const char *path, const strux_hierarchy_options *opt,
+                                  strux_hierarchy **out);
 
 /* Index of the node with file id id (≥ 0), or −1 when there is none. O(log M). */
 int32_t strux_hierarchy_find(const strux_hierarchy *h, int64_t id);

@@ -53,6 +53,16 @@ void strux_lp_set_objective(strux_lp *lp, const double *c, double c0);
  * last solve, dual simplex (falling back to primal) when rows changed. *value is the objective at
  * the optimum (unset otherwise). STRUX_ERR_LP when GLPK fails even from a fresh basis. */
 strux_status strux_lp_solve(strux_lp *lp, strux_lp_result *result, double *value);
+/* The integer programme of the current problem (every column integral) by GLPK's branch and
+ * bound, started from the LP relaxation (solved first unless the last strux_lp_solve was optimal
+ * and nothing changed since). *value is its optimum and x (n_cols entries, may be NULL) its
+ * solution, both set only when *result is STRUX_LP_OPTIMAL; STRUX_LP_INFEASIBLE when no integer
+ * point is feasible, STRUX_LP_INFEASIBLE or STRUX_LP_UNBOUNDED as the relaxation's result when
+ * that is not optimal. Columns stay continuous for later strux_lp_solve calls. Integer bounds
+ * are the caller's business (GLPK refuses fractional bounds: STRUX_ERR_LP, as for any GLPK
+ * failure). */
+strux_status strux_lp_solve_integer(strux_lp *lp, strux_lp_result *result, double *value,
+                                    double *x);
 /* fresh = 1: every solve starts from GLPK's standard basis instead of the last one (slower, but
  * the answer then depends only on the current problem, not on the order of earlier solves - a
  * warm start may stop at another optimal vertex when the optimum is not unique). Default 0. */

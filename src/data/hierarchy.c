@@ -3,14 +3,19 @@
  * self-loops, emptiness, duplicates), numbering of the file ids, Kahn's topological sort with a
  * cycle named when it fails, the (depth, id) node order with a virtual root over several sources,
  * the derived arrays (parent and child CSR, leaves, Ā(l) CSR, depth, height), lookups, closures,
- * most specific nodes and the stop leaves of task.partial_paths=stop. Does not read files (the
- * reader sits on the shared text reader) and knows nothing of MPI (rank 0 builds, dist sends). */
+ * most specific nodes and the stop leaves of task.partial_paths=stop; last, the `parent child`
+ * file reader on the shared text reader (strux_hierarchy_read). Knows nothing of MPI (rank 0
+ * reads and builds, dist sends). */
 #include "strux/hierarchy.h"
 
+#include <ctype.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "data_impl.h"
+#include "strux/data.h"
 
 /* One edge of the input, for sorting and de-duplication. */
 struct edge {
@@ -660,5 +665,107 @@ done:
     strux_free(&ec);
     strux_free(&eline);
     strux_free(&node_id);
+    return st;
+}
+
+/* ---- the `parent child` file reader (LSHTC cat_hier.txt, the shared .hier files) ---- */
+
+/* Parse one node id token at s (its end at *end): digits only, at most STRUX_HIERARCHY_ID_MAX.
+ * what is "parent" or "child" for messages. */
+static strux_status parse_id(const char *path, long long ln, const char *s, const char *what,
+                             int64_t *id, const char **end)
+{
+    char tok[48];
+    const char *q = s;
+    while (*q && !isspace((unsigned char)*q))
+        q++;
+    *end = q;
+    const char *d = s + (*s == '-');
+    int digits = d < q;
+    for (const char *p = d; p < q; p++)
+        digits = digits && isdigit((unsigned char)*p);
+    STRUX_CHECK(digits, STRUX_ERR_INPUT,
+                "%s:%lld: %s id '%s' is not an integer (lines are `parent child` with integer "
+                "ids ≥ 0)",
+                path, ln, what, strux_data_token_text(s, tok, sizeof tok));
+    STRUX_CHECK(*s != '-', STRUX_ERR_INPUT, "%s:%lld: %s id %s is negative; ids are integers ≥ 0",
+                path, ln, what, strux_data_token_text(s, tok, sizeof tok));
+    uint64_t v = 0;
+    for (const char *p = d; p < q; p++) {
+        unsigned dig = (unsigned)(*p - '0');
+        STRUX_CHECK(v <= ((uint64_t)STRUX_HIERARCHY_ID_MAX - dig) / 10, STRUX_ERR_INPUT,
+                    "%s:%lld: %s id %s is above the largest id %" PRId64, path, ln, what,
+                    strux_data_token_text(s, tok, sizeof tok), (int64_t)STRUX_HIERARCHY_ID_MAX);
+        v = v * 10 + dig;
+    }
+    *id = (int64_t)v;
+    return STRUX_OK;
+}
+
+/* Skip spaces and tabs (the reader has stripped the line end; a stray \r or \v is whitespace). */
+static const char *skip_space(const char *s)
+{
+    while (*s && isspace((unsigned char)*s))
+        s++;
+    return s;
+}
+
+/* One line: blank and `#` lines give *n_ids = 0, else exactly two ids. */
+static strux_status parse_edge_line(const char *path, long long ln, const char *s, int *n_ids,
+                                    int64_t *parent, int64_t *child)
+{
+    char tok[48];
+    s = skip_space(s);
+    *n_ids = 0;
+    if (!*s || *s == '#') return STRUX_OK;
+    const char *end;
+    STRUX_TRY(parse_id(path, ln, s, "parent", parent, &end));
+    s = skip_space(end);
+    STRUX_CHECK(*s, STRUX_ERR_INPUT, "%s:%lld: one id where `parent child` (two ids) was expected",
+                path, ln);
+    STRUX_TRY(parse_id(path, ln, s, "child", child, &end));
+    s = skip_space(end);
+    STRUX_CHECK(!*s, STRUX_ERR_INPUT,
+                "%s:%lld: extra token '%s' after `parent child` (exactly two ids per line)", path,
+                ln, strux_data_token_text(s, tok, sizeof tok));
+    *n_ids = 2;
+    return STRUX_OK;
+}
+
+strux_status strux_hierarchy_read(const char *path, const strux_hierarchy_options *opt,
+                                  strux_hierarchy **out)
+{
+    *out = NULL;
+    strux_text_reader *r = NULL;
+    int64_t *p = NULL, *c = NULL, *line = NULL;
+    int64_t n = 0, cap = 0;
+    strux_status st;
+    STRUX_TRY_GOTO(st, strux_text_reader_open(path, &r), done);
+    for (;;) {
+        char *s;
+        STRUX_TRY_GOTO(st, strux_text_reader_next_line(r, &s, NULL), done);
+        if (!s) break;
+        int64_t ln = strux_text_reader_line_no(r), a = 0, b = 0;
+        int n_ids;
+        STRUX_TRY_GOTO(st, parse_edge_line(path, (long long)ln, s, &n_ids, &a, &b), done);
+        if (!n_ids) continue;
+        if (n == cap) {
+            int64_t cap2 = cap ? 2 * cap : 1024;
+            STRUX_TRY_GOTO(st, strux_realloc_array(&p, (size_t)cap2, sizeof *p), done);
+            STRUX_TRY_GOTO(st, strux_realloc_array(&c, (size_t)cap2, sizeof *c), done);
+            STRUX_TRY_GOTO(st, strux_realloc_array(&line, (size_t)cap2, sizeof *line), done);
+            cap = cap2;
+        }
+        p[n] = a;
+        c[n] = b;
+        line[n++] = ln;
+    }
+    STRUX_TRY_GOTO(st, strux_hierarchy_from_edges(path, n, p, c, line, opt, out), done);
+    st = STRUX_OK;
+done:
+    strux_text_reader_close(&r);
+    strux_free(&p);
+    strux_free(&c);
+    strux_free(&line);
     return st;
 }

@@ -4,8 +4,10 @@
  * (slack_bicriteria.md §2.4(b)): primal simplex after objective-only changes (the old basis stays
  * primal feasible), dual simplex after row changes (a switched-on wedge row usually cuts the old
  * vertex off, which the dual method repairs). A failing warm start is retried once from the
- * standard basis before STRUX_ERR_LP; with strux_lp_set_fresh_start every solve starts there. Presolve is off (it would discard the basis) and GLPK's
- * terminal output is silenced: nothing below src/cli prints. */
+ * standard basis before STRUX_ERR_LP; with strux_lp_set_fresh_start every solve starts there.
+ * strux_lp_solve_integer runs glp_intopt (branch and bound, all columns integer) from the solved
+ * relaxation. Presolve is off (it would discard the basis) and GLPK's terminal output is
+ * silenced: nothing below src/cli prints. */
 #include "strux/lp.h"
 
 #include <glpk.h>
@@ -14,7 +16,8 @@
 struct strux_lp {
     glp_prob *P;
     int32_t n_cols;
-    int rows_changed;  /* rows changed since the last solve: dual simplex */
+    int rows_changed;   /* rows changed since the last solve: dual simplex */
+    int lp_current;     /* the last solve was optimal and nothing changed since (intopt's start) */
     int fresh;          /* start every solve from the standard basis */
     int64_t iterations; /* simplex iterations over every solve */
     int *ind;           /* n_cols + 1 scratch for GLPK's 1-based index arrays */
@@ -24,11 +27,16 @@ struct strux_lp {
 static int glpk_type(strux_lp_bound type)
 {
     switch (type) {
-    case STRUX_LP_FREE: return GLP_FR;
-    case STRUX_LP_LOWER: return GLP_LO;
-    case STRUX_LP_UPPER: return GLP_UP;
-    case STRUX_LP_DOUBLE: return GLP_DB;
-    case STRUX_LP_FIXED: return GLP_FX;
+    case STRUX_LP_FREE:
+        return GLP_FR;
+    case STRUX_LP_LOWER:
+        return GLP_LO;
+    case STRUX_LP_UPPER:
+        return GLP_UP;
+    case STRUX_LP_DOUBLE:
+        return GLP_DB;
+    case STRUX_LP_FIXED:
+        return GLP_FX;
     }
     return GLP_FR;
 }
@@ -59,7 +67,8 @@ strux_status strux_lp_create(int32_t n_cols, strux_lp **out)
     STRUX_CHECK_GOTO(st, lp->P, STRUX_ERR_LP, fail, "glp_create_prob failed");
     glp_set_obj_dir(lp->P, GLP_MAX);
     glp_add_cols(lp->P, n_cols);
-    for (int j = 1; j <= n_cols; j++) glp_set_col_bnds(lp->P, j, GLP_LO, 0.0, 0.0);
+    for (int j = 1; j <= n_cols; j++)
+        glp_set_col_bnds(lp->P, j, GLP_LO, 0.0, 0.0);
     lp->n_cols = n_cols;
     lp->rows_changed = 1;
     *out = lp;
@@ -96,6 +105,7 @@ strux_status strux_lp_set_col_bounds(strux_lp *lp, int32_t j, strux_lp_bound typ
     STRUX_TRY(check_bounds(type, lo, hi, "column", j));
     glp_set_col_bnds(lp->P, j + 1, glpk_type(type), lo, hi);
     lp->rows_changed = 1;
+    lp->lp_current = 0;
     return STRUX_OK;
 }
 
@@ -129,6 +139,7 @@ strux_status strux_lp_add_row(strux_lp *lp, int32_t n, const int32_t *idx, const
     glp_set_mat_row(lp->P, r + 1, n, lp->ind, lp->val);
     glp_set_row_bnds(lp->P, r + 1, glpk_type(type), lo, hi);
     lp->rows_changed = 1;
+    lp->lp_current = 0;
     if (row) *row = r;
     return STRUX_OK;
 }
@@ -141,6 +152,7 @@ strux_status strux_lp_set_row(strux_lp *lp, int32_t r, int32_t n, const int32_t 
     STRUX_TRY(load_row(lp, n, idx, val));
     glp_set_mat_row(lp->P, r + 1, n, lp->ind, lp->val);
     lp->rows_changed = 1;
+    lp->lp_current = 0;
     return STRUX_OK;
 }
 
@@ -152,13 +164,16 @@ strux_status strux_lp_set_row_bounds(strux_lp *lp, int32_t r, strux_lp_bound typ
     STRUX_TRY(check_bounds(type, lo, hi, "row", r));
     glp_set_row_bnds(lp->P, r + 1, glpk_type(type), lo, hi);
     lp->rows_changed = 1;
+    lp->lp_current = 0;
     return STRUX_OK;
 }
 
 void strux_lp_set_objective(strux_lp *lp, const double *c, double c0)
 {
+    lp->lp_current = 0;
     glp_set_obj_coef(lp->P, 0, c0);
-    for (int32_t j = 0; j < lp->n_cols; j++) glp_set_obj_coef(lp->P, j + 1, c[j]);
+    for (int32_t j = 0; j < lp->n_cols; j++)
+        glp_set_obj_coef(lp->P, j + 1, c[j]);
 }
 
 /* One glp_simplex call with the given method; returns GLPK's code. */
@@ -208,20 +223,65 @@ strux_status strux_lp_solve(strux_lp *lp, strux_lp_result *result, double *value
         /* warm start failed (singular or invalid basis, stalled dual phase): start afresh */
         glp_std_basis(lp->P);
         rc = run_simplex(lp, GLP_PRIMAL);
-        STRUX_CHECK(rc == 0, STRUX_ERR_LP, "glp_simplex failed with code %d on an LP of %d rows "
-                    "and %d columns", rc, glp_get_num_rows(lp->P), lp->n_cols);
+        STRUX_CHECK(rc == 0, STRUX_ERR_LP,
+                    "glp_simplex failed with code %d on an LP of %d rows "
+                    "and %d columns",
+                    rc, glp_get_num_rows(lp->P), lp->n_cols);
         STRUX_CHECK(classify(lp->P, result), STRUX_ERR_LP,
                     "glp_simplex ended without a conclusive status (%d) on an LP of %d rows and "
-                    "%d columns", glp_get_status(lp->P), glp_get_num_rows(lp->P), lp->n_cols);
+                    "%d columns",
+                    glp_get_status(lp->P), glp_get_num_rows(lp->P), lp->n_cols);
     }
     lp->rows_changed = 0;
+    lp->lp_current = *result == STRUX_LP_OPTIMAL;
     if (*result == STRUX_LP_OPTIMAL) *value = glp_get_obj_val(lp->P);
+    return STRUX_OK;
+}
+
+/* Branch and bound over all-integer columns from the optimal LP relaxation (presolve off, so
+ * intopt needs that optimal basis; hierarchical.md §5.4 GLPK recipe). The columns are marked
+ * integer for this call only, so later strux_lp_solve calls still solve the LP. */
+strux_status strux_lp_solve_integer(strux_lp *lp, strux_lp_result *result, double *value, double *x)
+{
+    if (!lp->lp_current) {
+        double v;
+        STRUX_TRY(strux_lp_solve(lp, result, &v));
+        if (*result != STRUX_LP_OPTIMAL) return STRUX_OK;
+    }
+    for (int j = 1; j <= lp->n_cols; j++)
+        glp_set_col_kind(lp->P, j, GLP_IV);
+    glp_iocp parm;
+    glp_init_iocp(&parm);
+    parm.msg_lev = GLP_MSG_OFF;
+    parm.presolve = GLP_OFF;
+    int rc = glp_intopt(lp->P, &parm);
+    int mst = glp_mip_status(lp->P);
+    for (int j = 1; j <= lp->n_cols; j++)
+        glp_set_col_kind(lp->P, j, GLP_CV);
+    /* intopt may leave another basis behind: the next LP solve repairs it (or starts afresh) */
+    lp->rows_changed = 1;
+    lp->lp_current = 0;
+    STRUX_CHECK(rc == 0, STRUX_ERR_LP,
+                "glp_intopt failed with code %d on an ILP of %d rows and "
+                "%d columns",
+                rc, glp_get_num_rows(lp->P), lp->n_cols);
+    STRUX_CHECK(mst == GLP_OPT || mst == GLP_NOFEAS, STRUX_ERR_LP,
+                "glp_intopt ended without a conclusive status (%d) on an ILP of %d rows and %d "
+                "columns",
+                mst, glp_get_num_rows(lp->P), lp->n_cols);
+    *result = mst == GLP_OPT ? STRUX_LP_OPTIMAL : STRUX_LP_INFEASIBLE;
+    if (*result != STRUX_LP_OPTIMAL) return STRUX_OK;
+    *value = glp_mip_obj_val(lp->P);
+    if (x)
+        for (int32_t j = 0; j < lp->n_cols; j++)
+            x[j] = glp_mip_col_val(lp->P, j + 1);
     return STRUX_OK;
 }
 
 void strux_lp_primal(const strux_lp *lp, double *x)
 {
-    for (int32_t j = 0; j < lp->n_cols; j++) x[j] = glp_get_col_prim(lp->P, j + 1);
+    for (int32_t j = 0; j < lp->n_cols; j++)
+        x[j] = glp_get_col_prim(lp->P, j + 1);
 }
 
 int64_t strux_lp_iterations(const strux_lp *lp)

@@ -403,20 +403,11 @@ static void test_dags_random(void **state)
     assert_true(n_dag > 100);
 }
 
-/* The shared `.hier` files hold `parent child` lines; read them without the (future) file reader.
- */
+/* A shared `.hier` file through the file reader (data/hierarchy.c). */
 static strux_hierarchy *read_shared_hier(const char *rel)
 {
-    enum { MAX_EDGES = 1000 };
-    static int64_t p[MAX_EDGES], c[MAX_EDGES];
-    FILE *f = fopen(shared_data(rel), "r");
-    assert_non_null(f);
-    int64_t n = 0;
-    while (n < MAX_EDGES && fscanf(f, "%" SCNd64 " %" SCNd64, &p[n], &c[n]) == 2)
-        n++;
-    fclose(f);
     strux_hierarchy *h = NULL;
-    assert_strux_ok(strux_hierarchy_from_edges(rel, n, p, c, NULL, NULL, &h));
+    assert_strux_ok(strux_hierarchy_read(shared_data(rel), NULL, &h));
     return h;
 }
 

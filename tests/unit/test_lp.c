@@ -1,8 +1,8 @@
 /* tests/unit/test_lp.c - the GLPK wrapper against hand-solved LPs: a 2-variable LP with a known
  * vertex, an infeasible and an unbounded LP, a row toggled between FREE and active (with warm
  * starts), changed row coefficients, objective-only updates that need no pivots, fresh starts,
- * and the
- * argument checks that keep GLPK from aborting. */
+ * the argument checks that keep GLPK from aborting, and the integer solve (fractional LP vertex,
+ * integral one, no integer point, infeasible relaxation). */
 #include "test_common.h"
 
 #include "strux/lp.h"
@@ -157,14 +157,55 @@ static void test_argument_checks(void **state)
     strux_lp_destroy(&lp);
 }
 
+/* Integer solve: max 5x + 4y s.t. 6x + 4y ≤ 24, x + 2y ≤ 6: the LP optimum (3, 1.5) = 21 is
+ * fractional, the integer one is (4, 0) = 20 (by hand over the 12 integer points); afterwards the
+ * LP is the LP again. 2x = 1 has an LP point but no integer one. */
+static void test_integer(void **state)
+{
+    (void)state;
+    strux_lp *lp;
+    assert_strux_ok(strux_lp_create(2, &lp));
+    const int32_t xy[2] = {0, 1}, x0[1] = {0};
+    const double r1[2] = {6, 4}, r2[2] = {1, 2}, c[2] = {5, 4}, two[1] = {2};
+    assert_strux_ok(strux_lp_add_row(lp, 2, xy, r1, STRUX_LP_UPPER, 0, 24, NULL));
+    assert_strux_ok(strux_lp_add_row(lp, 2, xy, r2, STRUX_LP_UPPER, 0, 6, NULL));
+    strux_lp_set_objective(lp, c, 0);
+    strux_lp_result res;
+    double v, x[2];
+    /* without a previous LP solve, then after one */
+    for (int pass = 0; pass < 2; pass++) {
+        if (pass) expect_optimum(lp, 21, 3, 1.5);
+        assert_strux_ok(strux_lp_solve_integer(lp, &res, &v, x));
+        assert_int_equal(res, STRUX_LP_OPTIMAL);
+        assert_close(v, 20, 1e-12);
+        assert_close(x[0], 4, 1e-12);
+        assert_true(x[1] == 0);
+    }
+    expect_optimum(lp, 21, 3, 1.5);
+    /* a changed objective is picked up: max x + 3y → LP (0, 3) = 9 is integral */
+    const double c2[2] = {1, 3};
+    strux_lp_set_objective(lp, c2, 0);
+    assert_strux_ok(strux_lp_solve_integer(lp, &res, &v, NULL));
+    assert_int_equal(res, STRUX_LP_OPTIMAL);
+    assert_close(v, 9, 1e-12);
+    /* an added row that only fractional points meet */
+    assert_strux_ok(strux_lp_add_row(lp, 1, x0, two, STRUX_LP_FIXED, 1, 1, NULL));
+    expect_optimum(lp, 8.75, 0.5, 2.75);
+    assert_strux_ok(strux_lp_solve_integer(lp, &res, &v, x));
+    assert_int_equal(res, STRUX_LP_INFEASIBLE);
+    /* an infeasible relaxation is reported as such */
+    assert_strux_ok(strux_lp_set_col_bounds(lp, 0, STRUX_LP_DOUBLE, 0.75, 1));
+    assert_strux_ok(strux_lp_solve_integer(lp, &res, &v, x));
+    assert_int_equal(res, STRUX_LP_INFEASIBLE);
+    strux_lp_destroy(&lp);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_known_vertex),
-        cmocka_unit_test(test_infeasible_and_unbounded),
-        cmocka_unit_test(test_toggled_row),
-        cmocka_unit_test(test_warm_start),
-        cmocka_unit_test(test_argument_checks),
+        cmocka_unit_test(test_known_vertex),    cmocka_unit_test(test_infeasible_and_unbounded),
+        cmocka_unit_test(test_toggled_row),     cmocka_unit_test(test_warm_start),
+        cmocka_unit_test(test_argument_checks), cmocka_unit_test(test_integer),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
