@@ -7,8 +7,8 @@
  * the trees; φ(x, y) places x in row 4e + u(y_e) with coefficient c_e. Potentials: s[4e + u] =
  * s_e(x, u), which is B_i^T·w of the block layout (S = 1). Loss: the tree-averaged edge loss of
  * §3.1 with s_loss = 1, ℓ = (1/n) Σ_e c_e ℓ_e, at most 2(L − 1).
- * Oracle: the direction query argmax a·m(y) + b·ℓ(y, y_i) + c·|y| is the ensemble argmax (§2.2) with
- * edge scores a·s_e + (b/n)·ℓ_e and node scores c/n on y_k = 1, over the union of the trees'
+ * Oracle: the direction query argmax a·m(y) + b·ℓ(y, y_i) + c·|y| is the ensemble argmax (§2.2)
+ * with edge scores a·s_e + (b/n)·ℓ_e and node scores c/n on y_k = 1, over the union of the trees'
  * K-best lists. It is exact when certified; otherwise the best candidate found is returned and
  * counted as uncertified (strux_task_rta_certified), except that a label space of at most n·K
  * labels, no more than the lists hold, is enumerated so the answer is exact. Wedge and ban-list
@@ -318,8 +318,7 @@ static strux_status rta_eval_report(const strux_task *t, const double *acc, stru
     return STRUX_OK;
 }
 
-static strux_status rta_format_label(const strux_task *t, const strux_label *y, char *buf,
-                                     size_t n)
+static strux_status rta_format_label(const strux_task *t, const strux_label *y, char *buf, size_t n)
 {
     (void)t;
     size_t used = 0;
@@ -384,14 +383,12 @@ void strux_task_rta_certified(const strux_task *t, int64_t *certified, int64_t *
 strux_status strux_task_create_rta(const strux_task_options *opt, strux_task *t)
 {
     STRUX_CHECK(opt->trees >= 1 && opt->trees <= STRUX_RTA_MAX_TREES, STRUX_ERR_CONFIG,
-                "task.trees = %lld is outside [1, %d]", (long long)opt->trees,
-                STRUX_RTA_MAX_TREES);
+                "task.trees = %lld is outside [1, %d]", (long long)opt->trees, STRUX_RTA_MAX_TREES);
     STRUX_CHECK(opt->kbest >= 1 && opt->kbest <= STRUX_RTA_MAX_K, STRUX_ERR_CONFIG,
                 "task.kbest = %lld is outside [1, %d]", (long long)opt->kbest, STRUX_RTA_MAX_K);
-    STRUX_CHECK(strcmp(opt->tree_sampler, "uniform") == 0 ||
-                    strcmp(opt->tree_sampler, "recursive") == 0,
-                STRUX_ERR_CONFIG, "task.tree_sampler = '%s' is not uniform|recursive",
-                opt->tree_sampler);
+    STRUX_CHECK(
+        strcmp(opt->tree_sampler, "uniform") == 0 || strcmp(opt->tree_sampler, "recursive") == 0,
+        STRUX_ERR_CONFIG, "task.tree_sampler = '%s' is not uniform|recursive", opt->tree_sampler);
     rta_data *d;
     STRUX_TRY(strux_alloc(&d, sizeof *d));
     d->n_trees = (int32_t)opt->trees;
