@@ -33,8 +33,8 @@ const strux_opt_spec strux_task_opt_specs[] = {
     {"task.kbest", STRUX_OPT_INT, offsetof(strux_task_options, kbest), "4", 1, 1024, NULL, NULL,
      "rta: K-best list depth per tree (§2.1), capped at 2^L; the ensemble argmax is certified "
      "exact when the lists reach it (§2.2)"},
-    {"task.tree_seed", STRUX_OPT_INT, offsetof(strux_task_options, tree_seed), "1", 0, 9.2e18,
-     NULL, NULL, "rta: seed of the tree draws, apart from solver.seed"},
+    {"task.tree_seed", STRUX_OPT_INT, offsetof(strux_task_options, tree_seed), "1", 0, 9.2e18, NULL,
+     NULL, "rta: seed of the tree draws, apart from solver.seed"},
     {"task.tree_sampler", STRUX_OPT_CHOICE, offsetof(strux_task_options, tree_sampler), "uniform",
      0, 0, "uniform|recursive", NULL,
      "rta: uniform = random Prüfer sequences (uniform over spanning trees, §1.6); "
