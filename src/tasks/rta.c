@@ -54,17 +54,36 @@ static void unpack(const uint64_t *b, int32_t L, strux_label *y)
         y->y[k] = strux_rta_bit(b, k);
 }
 
-static void rta_destroy(strux_task *t)
+/* The trees and everything sized by them. */
+static void rta_release(rta_data *d)
 {
-    rta_data *d = t->data;
-    if (!d) return;
     strux_rta_infer_destroy(&d->inf);
     strux_rta_trees_destroy(&d->tr);
     strux_free(&d->edge);
     strux_free(&d->ell);
     strux_free(&d->node);
     strux_free(&d->bits);
+}
+
+static void rta_destroy(strux_task *t)
+{
+    rta_data *d = t->data;
+    if (!d) return;
+    rta_release(d);
     strux_free(&t->data);
+}
+
+static strux_status rta_setup(rta_data *d, int32_t L)
+{
+    STRUX_TRY(strux_rta_trees_sample(L, d->n_trees, d->sampler, d->seed, &d->tr));
+    STRUX_TRY(strux_rta_infer_create(d->tr, d->K, &d->inf));
+    d->words = strux_rta_words(L);
+    size_t n_e = 4 * (size_t)d->tr->n_edges;
+    STRUX_TRY(strux_alloc_array(&d->edge, n_e, sizeof *d->edge));
+    STRUX_TRY(strux_alloc_array(&d->ell, n_e, sizeof *d->ell));
+    STRUX_TRY(strux_alloc_array(&d->node, 2 * (size_t)L, sizeof *d->node));
+    STRUX_TRY(strux_alloc_array(&d->bits, 3 * (size_t)d->words, sizeof *d->bits));
+    return STRUX_OK;
 }
 
 /* Draw the trees for L labels and size the scratch; a second dataset (test data) must have the
@@ -82,14 +101,11 @@ static strux_status rta_check(strux_task *t, const strux_dataset *ds)
                 t->n_labels);
     if (d->tr) return STRUX_OK;
     int32_t L = ds->n_labels;
-    STRUX_TRY(strux_rta_trees_sample(L, d->n_trees, d->sampler, d->seed, &d->tr));
-    STRUX_TRY(strux_rta_infer_create(d->tr, d->K, &d->inf));
-    d->words = strux_rta_words(L);
-    size_t n_e = 4 * (size_t)d->tr->n_edges;
-    STRUX_TRY(strux_alloc_array(&d->edge, n_e, sizeof *d->edge));
-    STRUX_TRY(strux_alloc_array(&d->ell, n_e, sizeof *d->ell));
-    STRUX_TRY(strux_alloc_array(&d->node, 2 * (size_t)L, sizeof *d->node));
-    STRUX_TRY(strux_alloc_array(&d->bits, 3 * (size_t)d->words, sizeof *d->bits));
+    strux_status st = rta_setup(d, L);
+    if (st != STRUX_OK) {
+        rta_release(d); /* all or nothing: a later check() starts afresh */
+        return strux_error_frame(st, __FILE__, __LINE__, __func__);
+    }
     t->n_labels = L;
     return STRUX_OK;
 }

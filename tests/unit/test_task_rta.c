@@ -5,7 +5,8 @@
  * lists (n·K = 12) cannot hold the 256 labels; predictions maximise F when certified; the
  * certificate counter counts; complete lists (K = 2^L) always certify; the same options draw the
  * same trees and another task.tree_seed draws others; wedge and ban queries, one label, a label
- * count that changes, and out-of-range options are refused; eval reports cert_rate. */
+ * count that changes, and out-of-range options are refused; eval reports cert_rate; check()
+ * survives every allocation failure without leaking. */
 #include "test_common.h"
 
 #include "brute.h"
@@ -119,7 +120,8 @@ static void test_shape_score_and_loss(void **state)
 
 /* L = 8, n = 3, K = 4: the lists hold at most 12 of the 256 labels, so no enumeration fallback.
  * Every certified answer equals the enumerated maximum of a·m + b·g + c·|y|; every answer is its
- * own label's (m, g, |y|); the counter counts both. Prediction likewise maximises F. */
+ * own label's (m, g, |y|); the counter counts both; the oracle allocates nothing. Prediction
+ * likewise maximises F when certified. */
 static void test_certified_answers_are_exact(void **state)
 {
     (void)state;
@@ -144,7 +146,9 @@ static void test_certified_answers_are_exact(void **state)
             strux_answer a;
             int64_t c_before, k_before;
             strux_task_rta_certified(t, &c_before, &k_before);
+            int64_t allocs = strux_alloc_calls();
             assert_strux_ok(strux_task_oracle(t, &b.pot, &b.truth, &q, &b.y, &a));
+            assert_int_equal(strux_alloc_calls(), allocs); /* STYLE.md §6: no allocation */
             int64_t c_after, k_after;
             strux_task_rta_certified(t, &c_after, &k_after);
             assert_int_equal(k_after, k_before + 1);
@@ -354,6 +358,39 @@ static void test_eval_reports_cert_rate(void **state)
     strux_dataset_destroy(&ds);
 }
 
+/* The n-th allocation of check() failing, for every n: STRUX_ERR_NOMEM, nothing leaks once the task
+ * is destroyed, and a second check() of the same task then succeeds and draws the trees. */
+static void test_check_allocation_failures(void **state)
+{
+    (void)state;
+    strux_dataset *ds = synth_rows("rta_nomem", 3, 4, 6, 0, 4);
+    int failed = 0;
+    for (int64_t n = 1;; n++) {
+        size_t before = strux_alloc_bytes();
+        strux_task *t = create(3, 4, 1, "uniform");
+        strux_alloc_fail_after(n);
+        strux_status st = strux_task_check(t, ds);
+        strux_alloc_fail_after(-1);
+        if (st == STRUX_OK) {
+            strux_task_destroy(&t);
+            assert_int_equal(strux_alloc_bytes(), before);
+            break;
+        }
+        assert_int_equal(st, STRUX_ERR_NOMEM);
+        failed++;
+        assert_strux_ok(strux_task_check(t, ds));
+        int32_t rows;
+        int64_t extra;
+        assert_strux_ok(strux_task_model_shape(t, ds, &rows, &extra));
+        assert_true(rows > 0);
+        strux_task_destroy(&t);
+        assert_int_equal(strux_alloc_bytes(), before);
+    }
+    print_message("# %d allocation failures in check() handled\n", failed);
+    assert_true(failed >= 6);
+    strux_dataset_destroy(&ds);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -363,6 +400,7 @@ int main(void)
         cmocka_unit_test(test_trees_follow_the_seed),
         cmocka_unit_test(test_refusals),
         cmocka_unit_test(test_eval_reports_cert_rate),
+        cmocka_unit_test(test_check_allocation_failures),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
