@@ -78,6 +78,10 @@ typedef struct strux_task_options {
     char outside[STRUX_OPT_STR];   /* task.outside: chain tag not counted in |y|, or "" */
     char inference[STRUX_OPT_STR]; /* task.inference: pairwise oracle, auto|exact|lp ("" = auto) */
     char lp_start[STRUX_OPT_STR];  /* task.lp_start: pairwise LP basis, warm|fresh ("" = warm) */
+    int64_t trees;                 /* task.trees: rta spanning trees n, 1..1024 */
+    int64_t kbest;                 /* task.kbest: rta list depth K per tree, 1..1024 */
+    int64_t tree_seed;             /* task.tree_seed: seed of the rta tree draws */
+    char tree_sampler[STRUX_OPT_STR]; /* task.tree_sampler: uniform|recursive */
 } strux_task_options;
 extern const strux_opt_spec strux_task_opt_specs[]; /* section [task] */
 

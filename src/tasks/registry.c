@@ -4,11 +4,14 @@
 
 static const char *const chain_keys[] = {"task.tags", "task.outside", NULL};
 static const char *const pairwise_keys[] = {"task.inference", "task.lp_start", NULL};
+static const char *const rta_keys[] = {"task.trees", "task.kbest", "task.tree_seed",
+                                       "task.tree_sampler", NULL};
 
 const strux_task_entry strux_task_registry[] = {
     {"multilabel", strux_task_create_multilabel, STRUX_CAP_WEDGE | STRUX_CAP_HINGE_PARTS, NULL},
     {"multiclass", strux_task_create_multiclass, STRUX_CAP_WEDGE, NULL},
     {"chain", strux_task_create_chain, STRUX_CAP_WEDGE, chain_keys},
     {"pairwise", strux_task_create_pairwise, STRUX_CAP_WEDGE, pairwise_keys},
+    {"rta", strux_task_create_rta, 0, rta_keys},
     {NULL, NULL, 0, NULL},
 };

@@ -27,6 +27,18 @@ const strux_opt_spec strux_task_opt_specs[] = {
      "pairwise LP: warm restarts simplex from the last "
      "basis (fast); fresh starts every solve from the standard basis, so answers do not depend "
      "on earlier solves and -np 1, 2, 4 train identically even when LP optima are not unique"},
+    {"task.trees", STRUX_OPT_INT, offsetof(strux_task_options, trees), "10", 1, 1024, NULL, NULL,
+     "rta: random spanning trees n of the complete label graph (specs/rta.md §1.4); every rank "
+     "draws the same trees"},
+    {"task.kbest", STRUX_OPT_INT, offsetof(strux_task_options, kbest), "4", 1, 1024, NULL, NULL,
+     "rta: K-best list depth per tree (§2.1), capped at 2^L; the ensemble argmax is certified "
+     "exact when the lists reach it (§2.2)"},
+    {"task.tree_seed", STRUX_OPT_INT, offsetof(strux_task_options, tree_seed), "1", 0, 9.2e18, NULL,
+     NULL, "rta: seed of the tree draws, apart from solver.seed"},
+    {"task.tree_sampler", STRUX_OPT_CHOICE, offsetof(strux_task_options, tree_sampler), "uniform",
+     0, 0, "uniform|recursive", NULL,
+     "rta: uniform = random Prüfer sequences (uniform over spanning trees, §1.6); "
+     "recursive = the reference code's random recursive trees (not uniform), for replication"},
     {NULL},
 };
 
