@@ -149,6 +149,13 @@ strux_status strux_solver_check_options(const strux_solver_options *opt,
     STRUX_TRY(check_bias(e, strcmp(mo->bias, "free") == 0));
     STRUX_TRY(strux_task_type_caps(to->type, &task_caps));
     STRUX_TRY(strux_search_type_caps(so, task_caps, &search_caps, search, sizeof search));
+    /* the certificate's exact search is the surrogate's default (strux_search_create_exact):
+     * it must suit the task too, or the run would fail after reading the data */
+    strux_search_options exact = *so;
+    unsigned exact_caps;
+    char exact_name[64];
+    snprintf(exact.search, sizeof exact.search, "auto");
+    STRUX_TRY(strux_search_type_caps(&exact, task_caps, &exact_caps, exact_name, sizeof exact_name));
     return check_caps(e, search_caps, search, so->type);
 }
 
