@@ -15,6 +15,13 @@ strux_status strux_comm_init(int *argc, char ***argv, strux_comm **out);
 /* Free the communicator and MPI_Finalize. Collective. */
 void strux_comm_finalize(strux_comm **c);
 int strux_comm_rank(const strux_comm *c);
+/* The stall watchdog (run.stall_timeout): when one MPI call of this rank waits longer than
+ * seconds, the process prints which call waited, during which phase, and ends with status 1
+ * (mpirun then ends the job), instead of spinning forever behind a stopped rank. 0 turns it off.
+ * Not Collective. */
+void strux_comm_set_stall_timeout(strux_comm *c, double seconds);
+/* The run's phase for the watchdog's message ("reading data", "epoch 5", ...). Not Collective. */
+void strux_comm_set_phase(strux_comm *c, const char *phase);
 int strux_comm_size(const strux_comm *c);
 
 /* Error agreement. Collective: every rank passes its local status; all ranks return the status of

@@ -177,6 +177,12 @@ strux_status strux_dataset_generate(const strux_gen_options *opt, strux_dataset 
  * Not Collective (every rank reads the whole file). */
 strux_status strux_dataset_read_weights(strux_dataset *ds, const char *path);
 
+/* This rank's share of the training data's fingerprint: the sum (mod 2^64, as two 32-bit halves
+ * so an int64 allreduce adds them exactly) of a hash of every local example keyed by its global
+ * index (its rows' columns and value bits, its labels, its loss weight). Summed over ranks it
+ * does not depend on the rank count; checkpoints compare it on resume. Not Collective. */
+void strux_dataset_fingerprint(const strux_dataset *ds, int64_t halves[2]);
+
 /* Largest |x_ij| of every feature column over the local rows (out has ds->dim entries). */
 void strux_dataset_col_maxabs(const strux_dataset *ds, double *out);
 /* Multiply feature column j by factor[j] (the bias column is left alone). */

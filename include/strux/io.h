@@ -61,11 +61,12 @@ strux_status strux_io_model_load(const char *path, strux_model **m, strux_model_
  * per data block (the state of its examples), so a run resumes at any rank count that can share
  * the blocks ---- */
 typedef struct strux_checkpoint_info {
-    int64_t epoch;        /* epochs completed */
-    int32_t n_ranks;      /* ranks of the run that wrote it (information) */
-    int32_t n_blocks;     /* data blocks, one blob each */
-    double train_s;       /* training time so far */
-    int64_t oracle_calls; /* oracle calls so far, all ranks */
+    int64_t epoch;            /* epochs completed */
+    int32_t n_ranks;          /* ranks of the run that wrote it (information) */
+    int32_t n_blocks;         /* data blocks, one blob each */
+    double train_s;           /* training time so far */
+    int64_t oracle_calls;     /* oracle calls so far, all ranks */
+    int64_t data_fingerprint; /* of the training data (strux_dataset_fingerprint, combined) */
 } strux_checkpoint_info;
 
 typedef struct strux_checkpoint_writer strux_checkpoint_writer;

@@ -34,6 +34,12 @@ typedef struct strux_output_options {
     int64_t checkpoint_every;       /* epochs between checkpoints (0: only on a signal) */
 } strux_output_options;
 
+/* [run] section: how the job behaves as a job. */
+#define STRUX_STALL_TIMEOUT 600 /* seconds: run.stall_timeout's default, every command's */
+typedef struct strux_job_options {
+    double stall_timeout; /* end the job when one MPI call waits longer (0: never) */
+} strux_job_options;
+
 /* Every option of a run. */
 typedef struct strux_run_options {
     strux_data_options data;
@@ -42,6 +48,7 @@ typedef struct strux_run_options {
     strux_solver_options solver;
     strux_model_options model;
     strux_output_options output;
+    strux_job_options run;
 } strux_run_options;
 
 typedef struct strux_config strux_config;

@@ -102,6 +102,14 @@ static int solver_reads(const strux_run_options *o, const char *key)
 
 /* A section: its key table, where its struct lives, and (for the sections whose keys belong to
  * registry entries) whether the chosen entries read a key and which entries do. */
+static const strux_opt_spec run_specs[] = {
+    {"run.stall_timeout", STRUX_OPT_DOUBLE, offsetof(strux_job_options, stall_timeout), "600", 0,
+     1e9, NULL, NULL,
+     "seconds one MPI call of a rank may wait for the others before the job ends with the call, "
+     "the phase and the rank that noticed (a rank stopped, killed or hung); 0: wait forever"},
+    {NULL},
+};
+
 typedef struct section {
     const char *name;
     const strux_opt_spec *specs;
@@ -126,6 +134,7 @@ static const section sections[] = {
      strux_solver_key_readers, solver_names},
     {"model", strux_model_opt_specs, offsetof(strux_run_options, model), NULL, NULL, NULL},
     {"output", output_specs, offsetof(strux_run_options, output), NULL, NULL, NULL},
+    {"run", run_specs, offsetof(strux_run_options, run), NULL, NULL, NULL},
 };
 #define N_SECTIONS ((int)(sizeof sections / sizeof *sections))
 

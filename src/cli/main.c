@@ -30,12 +30,18 @@ int strux_cli_fail(strux_comm *comm, strux_status st)
     }
     switch (st) {
     case STRUX_OK:
-    case STRUX_ERR_INTERRUPTED: return 0;
-    case STRUX_ERR_CONFIG: return 2;
-    case STRUX_ERR_INPUT: return 3;
-    case STRUX_ERR_IO: return 4;
-    case STRUX_ERR_NOMEM: return 5;
-    default: return 1;
+    case STRUX_ERR_INTERRUPTED:
+        return 0;
+    case STRUX_ERR_CONFIG:
+        return 2;
+    case STRUX_ERR_INPUT:
+        return 3;
+    case STRUX_ERR_IO:
+        return 4;
+    case STRUX_ERR_NOMEM:
+        return 5;
+    default:
+        return 1;
     }
 }
 
@@ -47,7 +53,8 @@ int strux_cli_run_on_root(strux_comm *comm, strux_status (*fn)(int argc, char **
     return st == STRUX_OK ? 0 : strux_cli_fail(comm, st);
 }
 
-/* Apply and remove the logging flags from argv (not the value after --set); returns the new argc. */
+/* Apply and remove the logging flags from argv (not the value after --set); returns the new argc.
+ */
 static int take_log_flags(int rank, int argc, char **argv)
 {
     strux_log_level level = STRUX_LOG_INFO;
@@ -78,6 +85,7 @@ int main(int argc, char **argv)
     }
     argc = take_log_flags(strux_comm_rank(comm), argc, argv);
     strux_blas_init();
+    strux_comm_set_stall_timeout(comm, STRUX_STALL_TIMEOUT); /* strux train: run.stall_timeout */
     int rc = 2;
     if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
         rc = strux_cmd_help(comm, 1, argv);

@@ -107,6 +107,7 @@ static strux_status parse_args(train_run *r, int argc, char **argv)
         if (assignment) STRUX_TRY(strux_config_set(r->config, assignment));
     }
     STRUX_TRY(strux_config_resolve(r->config, &r->opt));
+    strux_comm_set_stall_timeout(r->comm, r->opt.run.stall_timeout);
     STRUX_TRY(
         strux_solver_check_options(&r->opt.solver, &r->opt.surrogate, &r->opt.task, &r->opt.model));
     STRUX_CHECK(strcmp(r->opt.model.bias, "free") != 0 || r->opt.data.bias > 0, STRUX_ERR_CONFIG,
@@ -168,6 +169,7 @@ static strux_status load_training_data(train_run *r)
         .n_blocks = (int32_t)r->opt.solver.blocks,
     };
     double t0 = strux_time_now();
+    strux_comm_set_phase(r->comm, "reading the training data");
     STRUX_TRY(strux_comm_agree(r->comm, strux_io_dataset_load(r->opt.data.train, &ro, &r->train)));
     if (r->opt.data.weights[0])
         STRUX_TRY(
@@ -225,6 +227,7 @@ static void log_record(void *ctx, const strux_driver *d, const strux_curve *c)
 
 static strux_status set_up(train_run *r)
 {
+    strux_comm_set_phase(r->comm, "set-up");
     strux_status st = strux_task_create(&r->opt.task, &r->task);
     if (st == STRUX_OK) st = strux_task_check(r->task, r->train);
     int32_t n_rows = 0;
@@ -292,6 +295,7 @@ static strux_status run(train_run *r)
 
 static strux_status save_model(train_run *r)
 {
+    strux_comm_set_phase(r->comm, "writing the model");
     strux_status st = strux_driver_export(r->driver, r->model);
     if (st == STRUX_OK && strux_comm_rank(r->comm) == 0) {
         strux_driver_stamp_info(r->driver);

@@ -103,6 +103,37 @@ done:
     return st;
 }
 
+/* FNV-1a, 64 bits, over n bytes continuing from h. */
+static uint64_t fnv1a(uint64_t h, const void *p, size_t n)
+{
+    const unsigned char *b = p;
+    for (size_t k = 0; k < n; k++)
+        h = (h ^ b[k]) * 0x100000001b3ULL;
+    return h;
+}
+
+void strux_dataset_fingerprint(const strux_dataset *ds, int64_t halves[2])
+{
+    halves[0] = halves[1] = 0;
+    for (int64_t i = 0; i < ds->n_local; i++) {
+        uint64_t h = 0xcbf29ce484222325ULL;
+        int64_t g = ds->first + i;
+        h = fnv1a(h, &g, sizeof g);
+        int64_t r0 = ds->ex_ptr ? ds->ex_ptr[i] : i, r1 = ds->ex_ptr ? ds->ex_ptr[i + 1] : i + 1;
+        for (int64_t r = r0; r < r1; r++) {
+            int64_t p0 = ds->x.ptr[r], p1 = ds->x.ptr[r + 1];
+            h = fnv1a(h, ds->x.col + p0, (size_t)(p1 - p0) * sizeof *ds->x.col);
+            h = fnv1a(h, ds->x.val + p0, (size_t)(p1 - p0) * sizeof *ds->x.val);
+            h = fnv1a(h, ds->y_idx + ds->y_ptr[r],
+                      (size_t)(ds->y_ptr[r + 1] - ds->y_ptr[r]) * sizeof *ds->y_idx);
+        }
+        double v = strux_dataset_weight(ds, i);
+        h = fnv1a(h, &v, sizeof v);
+        halves[0] += (int64_t)(h & 0xffffffffu);
+        halves[1] += (int64_t)(h >> 32);
+    }
+}
+
 int32_t strux_dataset_n_blocks(const strux_dataset *ds)
 {
     return ds->block_ptr ? ds->n_blocks : 1;

@@ -1,12 +1,73 @@
 /* dist/comm.c - MPI communicator, collectives and the error agreement (ARCHITECTURE.md §3 Comm,
  * STYLE.md §8). Every MPI call goes through MPI_TRY, which turns a failure into STRUX_ERR_MPI with
- * MPI_Error_string. */
+ * MPI_Error_string, and marks the time it entered the call for the stall watchdog: a thread that
+ * ends the process when one MPI call has waited longer than run.stall_timeout (a rank stopped,
+ * killed or hung), naming this rank, the call and the run's phase; mpirun then ends the job. The
+ * watchdog thread makes no MPI call (the library runs at MPI_THREAD_SINGLE): it writes its
+ * message and _exit()s, the one exit below src/cli, because a blocked collective cannot return. */
 #include "strux/comm.h"
 
 #include <limits.h>
 #include <mpi.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+/* The watchdog's view of this process (one communicator per process). */
+static struct {
+    _Atomic double since;     /* when the current MPI call began, 0 outside MPI calls */
+    _Atomic double timeout;   /* seconds (0: off) */
+    const char *_Atomic what; /* the call, as written in the source */
+    char phase[2][128];       /* the run's phase, double-buffered for the watchdog's reads */
+    atomic_int phase_at;      /* which buffer is current */
+    int rank;
+    int started;
+} watch;
+
+static void *watchdog(void *arg)
+{
+    (void)arg;
+    for (;;) {
+        struct timespec one = {1, 0};
+        nanosleep(&one, NULL);
+        double since = atomic_load(&watch.since), timeout = atomic_load(&watch.timeout);
+        if (!(since > 0 && timeout > 0 && strux_time_now() - since > timeout)) continue;
+        const char *what = atomic_load(&watch.what);
+        fprintf(stderr,
+                "strux: rank %d: %.*s has waited %.0f s for another rank (run.stall_timeout = "
+                "%g s) during %s: a rank stopped answering (stopped, killed or hung); ending "
+                "the job\n",
+                watch.rank, (int)strcspn(what, "("), what, strux_time_now() - since, timeout,
+                watch.phase[atomic_load(&watch.phase_at)]);
+        fflush(stderr);
+        _exit(1);
+    }
+    return NULL;
+}
+
+void strux_comm_set_stall_timeout(strux_comm *c, double seconds)
+{
+    (void)c;
+    atomic_store(&watch.timeout, seconds);
+    if (seconds <= 0 || watch.started) return;
+    pthread_t t;
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    watch.started = pthread_create(&t, &attr, watchdog, NULL) == 0;
+    pthread_attr_destroy(&attr);
+}
+
+void strux_comm_set_phase(strux_comm *c, const char *phase)
+{
+    (void)c;
+    int next = 1 - atomic_load(&watch.phase_at);
+    snprintf(watch.phase[next], sizeof watch.phase[next], "%s", phase);
+    atomic_store(&watch.phase_at, next);
+}
 
 struct strux_comm {
     MPI_Comm comm; /* duplicate of MPI_COMM_WORLD with MPI_ERRORS_RETURN */
@@ -25,9 +86,23 @@ static strux_status mpi_error(int rc, const char *what, const char *file, int li
     return strux_error_set(STRUX_ERR_MPI, file, line, func, "%s failed: %s", what, text);
 }
 
+/* Around every MPI call: the watchdog measures from enter to leave. */
+static void watch_enter(const char *what)
+{
+    atomic_store(&watch.what, what);
+    atomic_store(&watch.since, strux_time_now());
+}
+
+static void watch_leave(void)
+{
+    atomic_store(&watch.since, 0.0);
+}
+
 #define MPI_TRY(call)                                                                              \
     do {                                                                                           \
+        watch_enter(#call);                                                                        \
         int rc_ = (call);                                                                          \
+        watch_leave();                                                                             \
         if (rc_ != MPI_SUCCESS) return mpi_error(rc_, #call, __FILE__, __LINE__, __func__);        \
     } while (0)
 
@@ -45,6 +120,8 @@ strux_status strux_comm_init(int *argc, char ***argv, strux_comm **out)
     MPI_TRY(MPI_Comm_dup(MPI_COMM_WORLD, &c->comm));
     MPI_TRY(MPI_Comm_set_errhandler(c->comm, MPI_ERRORS_RETURN));
     MPI_TRY(MPI_Comm_rank(c->comm, &c->rank));
+    watch.rank = c->rank;
+    strux_comm_set_phase(c, "start-up");
     MPI_TRY(MPI_Comm_size(c->comm, &c->size));
     *out = c;
     return STRUX_OK;
@@ -162,7 +239,9 @@ strux_status strux_comm_gather_bytes(strux_comm *c, const void *buf, size_t byte
         STRUX_TRY(strux_alloc_array(&counts, (size_t)c->size, sizeof *counts));
         STRUX_TRY(strux_alloc_array(&displs, (size_t)c->size, sizeof *displs));
     }
+    watch_enter("MPI_Gather (byte counts)");
     int rc = MPI_Gather(&mine, 1, MPI_INT, counts, 1, MPI_INT, root, c->comm);
+    watch_leave();
     strux_status st = STRUX_OK;
     if (rc != MPI_SUCCESS) st = mpi_error(rc, "MPI_Gather", __FILE__, __LINE__, __func__);
     size_t total = 0;
@@ -183,8 +262,10 @@ strux_status strux_comm_gather_bytes(strux_comm *c, const void *buf, size_t byte
         for (int r = 0; r < c->size; r++)
             counts[r] = displs[r] = 0;
     char dummy = 0;
+    watch_enter("MPI_Gatherv (bytes)");
     rc = MPI_Gatherv(bytes ? buf : &dummy, mine, MPI_BYTE, st == STRUX_OK ? *out : NULL, counts,
                      displs, MPI_BYTE, root, c->comm);
+    watch_leave();
     if (st == STRUX_OK && rc != MPI_SUCCESS)
         st = mpi_error(rc, "MPI_Gatherv", __FILE__, __LINE__, __func__);
     strux_free(&counts);

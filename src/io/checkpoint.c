@@ -31,6 +31,7 @@ static strux_status write_head(strux_checkpoint_writer *w, const strux_model *m,
     STRUX_TRY(h5_attr_i64(w->g, "n_blocks", ck->n_blocks, w->path));
     STRUX_TRY(h5_attr_f64(w->g, "train_time_s", ck->train_s, w->path));
     STRUX_TRY(h5_attr_i64(w->g, "oracle_calls", ck->oracle_calls, w->path));
+    STRUX_TRY(h5_attr_i64(w->g, "data_fingerprint", ck->data_fingerprint, w->path));
     hsize_t n = (hsize_t)w_train->n_w;
     STRUX_TRY(h5_write(w->g, "weights", H5T_NATIVE_DOUBLE, 1, &n, w_train->w, w->path));
     return h5_write_bytes(w->g, "shared", shared->data, shared->n, w->path);
@@ -115,6 +116,11 @@ static strux_status read_group(hid_t g, const char *path, strux_checkpoint_info 
     STRUX_TRY(h5_read_attr_i64(g, "n_blocks", &n_blocks, path));
     STRUX_TRY(h5_read_attr_f64(g, "train_time_s", &ck->train_s, path));
     STRUX_TRY(h5_read_attr_i64(g, "oracle_calls", &ck->oracle_calls, path));
+    STRUX_CHECK(h5_has(g, "data_fingerprint"), STRUX_ERR_INPUT,
+                "%s: a checkpoint without data fingerprint (written by an older strux); it cannot "
+                "be resumed by this version",
+                path);
+    STRUX_TRY(h5_read_attr_i64(g, "data_fingerprint", &ck->data_fingerprint, path));
     STRUX_CHECK(n_ranks >= 1 && n_ranks <= INT32_MAX, STRUX_ERR_INPUT,
                 "%s: attribute checkpoint/n_ranks = %lld is outside [1, %d]", path,
                 (long long)n_ranks, INT32_MAX);

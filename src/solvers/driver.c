@@ -49,6 +49,7 @@ struct strux_driver {
     double wall0_s;                         /* wall time of the runs before this one (resume) */
     double t_start;                         /* this process's start, for the wall time */
     int64_t bytes0;        /* this rank's collective bytes at the start of the epoch */
+    int64_t fingerprint;   /* of the training data, every rank\'s (checkpoints) */
     strux_model *exported; /* scratch: the weights with data.scale folded in, or NULL */
     double row[STRUX_CURVE_MAX_COLS];
 };
@@ -206,6 +207,9 @@ static strux_status one_epoch(strux_driver *d, int force_cert, int *stop)
 {
     strux_comm *comm = d->p.comm;
     const int64_t e = d->epoch + 1;
+    char phase[64];
+    snprintf(phase, sizeof phase, "epoch %lld", (long long)e);
+    strux_comm_set_phase(comm, phase);
     for (int h = 0; h < d->n_hooks; h++)
         if (d->hook[h].before_epoch) STRUX_TRY(d->hook[h].before_epoch(d->hook[h].ctx, d));
     d->bytes0 = strux_comm_bytes(comm);
@@ -215,8 +219,11 @@ static strux_status one_epoch(strux_driver *d, int force_cert, int *stop)
     int64_t epoch_calls = strux_task_oracle_calls(d->p.task) - c0;
     d->epoch = e;
     d->cert = (strux_certificate){NAN, NAN, NAN, NAN};
-    if (force_cert || due(e, d->opt.certify_every, d->opt.epochs))
+    if (force_cert || due(e, d->opt.certify_every, d->opt.epochs)) {
+        snprintf(phase, sizeof phase, "the certificate after epoch %lld", (long long)e);
+        strux_comm_set_phase(comm, phase);
         STRUX_TRY(strux_solver_certificate(d->p.solver, &d->cert));
+    }
     d->train_s += strux_time_now() - t0;
     for (int h = 0; h < d->n_hooks; h++)
         if (d->hook[h].after_epoch) STRUX_TRY(d->hook[h].after_epoch(d->hook[h].ctx, d, stop));
@@ -413,6 +420,7 @@ static strux_status add_blocks(void *ctx, int rank, const void *data, size_t n)
 strux_status strux_driver_checkpoint(strux_driver *d)
 {
     strux_comm *comm = d->p.comm;
+    strux_comm_set_phase(comm, "the checkpoint write");
     strux_blob shared = {0}, blocks = {0};
     strux_model *exported = NULL;
     strux_checkpoint_writer *w = NULL;
@@ -423,7 +431,8 @@ strux_status strux_driver_checkpoint(strux_driver *d)
                                     .n_ranks = strux_comm_size(comm),
                                     .n_blocks = strux_dataset_n_blocks(d->p.train),
                                     .train_s = d->train_s,
-                                    .oracle_calls = d->calls};
+                                    .oracle_calls = d->calls,
+                                    .data_fingerprint = d->fingerprint};
         st = save_shared(d, &shared);
         if (st == STRUX_OK) st = strux_model_create(m->n_rows, m->dim, m->n_extra, &exported);
         if (st == STRUX_OK) st = strux_driver_export(d, exported);
@@ -473,6 +482,49 @@ static strux_status load_blocks(strux_driver *d, const char *path)
     return st;
 }
 
+/* Keys that may differ between a checkpoint and its resumed run: limits, outputs, the paths of
+ * the data (the fingerprint checks what they hold) and job settings. */
+static int may_differ(const char *key)
+{
+    static const char *const keys[] = {"solver.epochs",        "solver.tol",   "solver.time_limit",
+                                       "solver.certify_every", "data.train",   "data.test",
+                                       "data.label_names",     "data.weights", NULL};
+    if (strncmp(key, "output.", 7) == 0 || strncmp(key, "run.", 4) == 0) return 1;
+    for (const char *const *k = keys; *k; k++)
+        if (strcmp(*k, key) == 0) return 1;
+    return 0;
+}
+
+/* The options that shape the trajectory must be the checkpoint's: every key of its resolved
+ * config (INI text) but those above has this run's value. */
+static strux_status same_options(const char *path, const char *theirs, const char *ours)
+{
+    if (!theirs || !ours) return STRUX_OK;
+    char section[64] = "", line[STRUX_OPT_STR + 128], key[160], mine[STRUX_OPT_STR];
+    for (const char *p = theirs; *p;) {
+        size_t n = strcspn(p, "\n");
+        snprintf(line, sizeof line, "%.*s", (int)(n < sizeof line ? n : sizeof line - 1), p);
+        p += n + (p[n] == '\n');
+        if (line[0] == '[') {
+            snprintf(section, sizeof section, "%.*s", (int)strcspn(line + 1, "]"), line + 1);
+            continue;
+        }
+        char *eq = strstr(line, " = ");
+        if (!eq) continue;
+        *eq = '\0';
+        if (strlen(section) + strlen(line) + 2 > sizeof key) continue; /* not a key of ours */
+        snprintf(key, sizeof key, "%.63s.%.95s", section, line);
+        const char *value = eq + 3;
+        if (may_differ(key)) continue;
+        if (!strux_opt_ini_get(ours, key, mine, sizeof mine)) mine[0] = '\0';
+        STRUX_CHECK(strcmp(value, mine) == 0, STRUX_ERR_CONFIG,
+                    "%s: written with %s = %s; this run has %s = %s (a resumed run keeps the "
+                    "options that shape its trajectory; change only limits and outputs)",
+                    path, key, value, key, mine);
+    }
+    return STRUX_OK;
+}
+
 /* The checkpoint's curve, weights (training space), position, shared state and this rank's data
  * blocks. The run must match the one that wrote it: same task, solver, record columns and data
  * blocks (any rank count that can share them). */
@@ -505,6 +557,14 @@ static strux_status restore(strux_driver *d, const char *path)
                              "solver.blocks = 0 every rank is one block: mpirun -np %d)",
                              path, ck.n_ranks, ck.n_blocks, strux_dataset_n_blocks(ds),
                              strux_comm_size(comm), ck.n_blocks);
+    if (st == STRUX_OK && ck.data_fingerprint != d->fingerprint)
+        st = strux_error_set(STRUX_ERR_CONFIG, __FILE__, __LINE__, __func__,
+                             "%s: written for other training data (fingerprint %016llx; this "
+                             "run's %s has %016llx): another file, other rows or other data.* "
+                             "options; resume with the data it was written for",
+                             path, (unsigned long long)ck.data_fingerprint, ds->path,
+                             (unsigned long long)d->fingerprint);
+    if (st == STRUX_OK) st = same_options(path, info.config, in->config);
     if (st == STRUX_OK) st = load_shared(d, &shared);
     if (st == STRUX_OK) st = consumed(&shared, path, "shared state");
     if (st == STRUX_OK) st = load_blocks(d, path);
@@ -528,6 +588,10 @@ static strux_status restore(strux_driver *d, const char *path)
 strux_status strux_driver_start(strux_driver *d, const char *resume)
 {
     STRUX_TRY(strux_comm_agree(d->p.comm, lay_out_columns(d)));
+    int64_t halves[2];
+    strux_dataset_fingerprint(d->p.train, halves);
+    STRUX_TRY(strux_comm_allreduce_sum_i64(d->p.comm, halves, 2));
+    d->fingerprint = (int64_t)((uint64_t)halves[0] + ((uint64_t)halves[1] << 32));
     return resume ? restore(d, resume) : STRUX_OK;
 }
 

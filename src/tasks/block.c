@@ -75,11 +75,13 @@ void strux_block_gram_apply(const strux_block_shape *b, const double *X, const d
     int32_t S = b->S, K = b->K;
     for (int32_t s = 0; s < S; s++) {
         double *os = out + (int64_t)s * K;
-        for (int32_t k = 0; k < K; k++) os[k] = 0;
+        for (int32_t k = 0; k < K; k++)
+            os[k] = 0;
         for (int32_t q = 0; q < S; q++) {
             double x = X[(int64_t)s * S + q];
             if (x != 0) strux_axpy(K, x, c + (int64_t)q * K, os);
         }
     }
-    for (int64_t e = (int64_t)S * K; e < b->p; e++) out[e] = c[e];
+    for (int64_t e = (int64_t)S * K; e < b->p; e++)
+        out[e] = c[e];
 }

@@ -57,17 +57,6 @@ static strux_status ml_potentials(const strux_task *t, const strux_model *m,
     return STRUX_OK;
 }
 
-static strux_status ml_truth(const strux_task *t, const strux_dataset *ds, int64_t i,
-                             strux_label *y)
-{
-    y->n = t->n_labels;
-    y->n_mu = 0;
-    memset(y->y, 0, (size_t)y->n * sizeof *y->y);
-    for (int64_t p = ds->y_ptr[i]; p < ds->y_ptr[i + 1]; p++)
-        y->y[ds->y_idx[p]] = 1;
-    return STRUX_OK;
-}
-
 static double ml_loss(const strux_task *t, const strux_label *y, const strux_label *truth)
 {
     (void)t;
@@ -403,7 +392,8 @@ static strux_status ml_add_delta(const strux_task *t, const strux_label *y,
 /* Margin rescaling with Hamming loss: Σ_k max(0, 1 + (1 − 2y_ik)·w_k·x), one hinge per label. */
 static int32_t ml_hinge_parts(const strux_task *t, const strux_label *truth, double *sigma)
 {
-    for (int32_t k = 0; k < t->n_labels; k++) sigma[k] = truth->y[k] ? -1.0 : 1.0;
+    for (int32_t k = 0; k < t->n_labels; k++)
+        sigma[k] = truth->y[k] ? -1.0 : 1.0;
     return t->n_labels;
 }
 
@@ -425,44 +415,12 @@ static strux_status ml_eval_report(const strux_task *t, const double *acc, strux
     return STRUX_OK;
 }
 
-static strux_status ml_format_label(const strux_task *t, const strux_label *y, char *buf, size_t n)
-{
-    (void)t;
-    size_t used = 0;
-    buf[0] = '\0';
-    for (int32_t k = 0; k < y->n; k++) {
-        if (!y->y[k]) continue;
-        int w = snprintf(buf + used, n - used, used ? ",%d" : "%d", k);
-        STRUX_CHECK(w > 0 && (size_t)w < n - used, STRUX_ERR_INTERNAL,
-                    "label text longer than %zu bytes", n);
-        used += (size_t)w;
-    }
-    return STRUX_OK;
-}
-
-static int64_t ml_label_count(const strux_task *t, const strux_pot *pot)
-{
-    (void)pot;
-    return t->n_labels <= 30 ? (int64_t)1 << t->n_labels : -1;
-}
-
-static strux_status ml_label_at(const strux_task *t, const strux_pot *pot, int64_t index,
-                                strux_label *y)
-{
-    (void)pot;
-    y->n = t->n_labels;
-    y->n_mu = 0;
-    for (int32_t k = 0; k < y->n; k++)
-        y->y[k] = (int32_t)((index >> k) & 1);
-    return STRUX_OK;
-}
-
 static const struct strux_task_ops multilabel_ops = {
     .check = ml_check,
     .model_shape = ml_model_shape,
     .sizes = ml_sizes,
     .potentials = ml_potentials,
-    .truth = ml_truth,
+    .truth = strux_labelset_truth,
     .oracle = ml_oracle,
     .loss = ml_loss,
     .size = ml_size,
@@ -474,9 +432,9 @@ static const struct strux_task_ops multilabel_ops = {
     .eval_size = ml_eval_size,
     .eval_add = ml_eval_add,
     .eval_report = ml_eval_report,
-    .format_label = ml_format_label,
-    .label_count = ml_label_count,
-    .label_at = ml_label_at,
+    .format_label = strux_labelset_format,
+    .label_count = strux_labelset_count,
+    .label_at = strux_labelset_at,
     .destroy = ml_destroy,
 };
 

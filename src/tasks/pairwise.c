@@ -178,17 +178,6 @@ static strux_status pw_potentials(const strux_task *t, const strux_model *m,
     return STRUX_OK;
 }
 
-static strux_status pw_truth(const strux_task *t, const strux_dataset *ds, int64_t i,
-                             strux_label *y)
-{
-    y->n = t->n_labels;
-    y->n_mu = 0;
-    memset(y->y, 0, (size_t)y->n * sizeof *y->y);
-    for (int64_t p = ds->y_ptr[i]; p < ds->y_ptr[i + 1]; p++)
-        y->y[ds->y_idx[p]] = 1;
-    return STRUX_OK;
-}
-
 /* ---- values of (possibly fractional) labels ---- */
 
 /* μ_k of a label: its marginal, or its state. */
@@ -479,27 +468,6 @@ static strux_status pw_eval_report(const strux_task *t, const double *acc, strux
     return STRUX_OK;
 }
 
-static strux_status pw_format_label(const strux_task *t, const strux_label *y, char *buf, size_t n)
-{
-    (void)t;
-    size_t used = 0;
-    buf[0] = '\0';
-    for (int32_t k = 0; k < y->n; k++) {
-        if (!y->y[k]) continue;
-        int w = snprintf(buf + used, n - used, used ? ",%d" : "%d", k);
-        STRUX_CHECK(w > 0 && (size_t)w < n - used, STRUX_ERR_INTERNAL,
-                    "label text longer than %zu bytes", n);
-        used += (size_t)w;
-    }
-    return STRUX_OK;
-}
-
-static int64_t pw_label_count(const strux_task *t, const strux_pot *pot)
-{
-    (void)pot;
-    return t->n_labels <= 30 ? (int64_t)1 << t->n_labels : -1;
-}
-
 static strux_status pw_label_at(const strux_task *t, const strux_pot *pot, int64_t index,
                                 strux_label *y)
 {
@@ -535,7 +503,7 @@ static const struct strux_task_ops pairwise_ops = {
     .model_shape = pw_model_shape,
     .sizes = pw_sizes,
     .potentials = pw_potentials,
-    .truth = pw_truth,
+    .truth = strux_labelset_truth,
     .oracle = pw_oracle,
     .loss = pw_loss,
     .size = pw_size,
@@ -546,8 +514,8 @@ static const struct strux_task_ops pairwise_ops = {
     .eval_size = pw_eval_size,
     .eval_add = pw_eval_add,
     .eval_report = pw_eval_report,
-    .format_label = pw_format_label,
-    .label_count = pw_label_count,
+    .format_label = strux_labelset_format,
+    .label_count = strux_labelset_count,
     .label_at = pw_label_at,
     .destroy = pw_destroy,
 };

@@ -149,17 +149,6 @@ static strux_status rta_potentials(const strux_task *t, const strux_model *m,
     return STRUX_OK;
 }
 
-static strux_status rta_truth(const strux_task *t, const strux_dataset *ds, int64_t i,
-                              strux_label *y)
-{
-    y->n = t->n_labels;
-    y->n_mu = 0;
-    memset(y->y, 0, (size_t)y->n * sizeof *y->y);
-    for (int64_t p = ds->y_ptr[i]; p < ds->y_ptr[i + 1]; p++)
-        y->y[ds->y_idx[p]] = 1;
-    return STRUX_OK;
-}
-
 static double rta_loss(const strux_task *t, const strux_label *y, const strux_label *truth)
 {
     rta_data *d = t->data;
@@ -334,44 +323,12 @@ static strux_status rta_eval_report(const strux_task *t, const double *acc, stru
     return STRUX_OK;
 }
 
-static strux_status rta_format_label(const strux_task *t, const strux_label *y, char *buf, size_t n)
-{
-    (void)t;
-    size_t used = 0;
-    buf[0] = '\0';
-    for (int32_t k = 0; k < y->n; k++) {
-        if (!y->y[k]) continue;
-        int w = snprintf(buf + used, n - used, used ? ",%d" : "%d", k);
-        STRUX_CHECK(w > 0 && (size_t)w < n - used, STRUX_ERR_INTERNAL,
-                    "label text longer than %zu bytes", n);
-        used += (size_t)w;
-    }
-    return STRUX_OK;
-}
-
-static int64_t rta_label_count(const strux_task *t, const strux_pot *pot)
-{
-    (void)pot;
-    return t->n_labels <= 30 ? (int64_t)1 << t->n_labels : -1;
-}
-
-static strux_status rta_label_at(const strux_task *t, const strux_pot *pot, int64_t index,
-                                 strux_label *y)
-{
-    (void)pot;
-    y->n = t->n_labels;
-    y->n_mu = 0;
-    for (int32_t k = 0; k < y->n; k++)
-        y->y[k] = (int32_t)((index >> k) & 1);
-    return STRUX_OK;
-}
-
 static const struct strux_task_ops rta_ops = {
     .check = rta_check,
     .model_shape = rta_model_shape,
     .sizes = rta_sizes,
     .potentials = rta_potentials,
-    .truth = rta_truth,
+    .truth = strux_labelset_truth,
     .oracle = rta_oracle,
     .loss = rta_loss,
     .size = rta_size,
@@ -383,9 +340,9 @@ static const struct strux_task_ops rta_ops = {
     .eval_size = rta_eval_size,
     .eval_add = rta_eval_add,
     .eval_report = rta_eval_report,
-    .format_label = rta_format_label,
-    .label_count = rta_label_count,
-    .label_at = rta_label_at,
+    .format_label = strux_labelset_format,
+    .label_count = strux_labelset_count,
+    .label_at = strux_labelset_at,
     .destroy = rta_destroy,
 };
 

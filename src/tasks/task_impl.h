@@ -122,6 +122,15 @@ int strux_query_banned(const strux_query *q, const strux_label *y);
  * per-example sums over L labels in a buffer of strux_mlmetrics_size(L) doubles, reported as
  * Hamming loss, subset accuracy, micro-, macro- and example-F1 and n. pred->y holds 0/1 states. */
 int64_t strux_mlmetrics_size(int32_t L);
+/* Label-set tasks' (multilabel, pairwise, rta) ops: the truth of example i (0/1 per label, from
+ * its label set); "l1,l2,..." of the labels on; all 2^L sets of L ≤ 30 labels for brute force,
+ * set `index` as its bits. */
+strux_status strux_labelset_truth(const strux_task *t, const strux_dataset *ds, int64_t i,
+                                  strux_label *y);
+strux_status strux_labelset_format(const strux_task *t, const strux_label *y, char *buf, size_t n);
+int64_t strux_labelset_count(const strux_task *t, const strux_pot *pot);
+strux_status strux_labelset_at(const strux_task *t, const strux_pot *pot, int64_t index,
+                               strux_label *y);
 void strux_mlmetrics_add(int32_t L, const strux_label *pred, const strux_label *truth, double *acc);
 void strux_mlmetrics_report(int32_t L, const double *acc, strux_scores *out);
 

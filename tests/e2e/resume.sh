@@ -75,3 +75,21 @@ expect_fail 3 "not an HDF5 file" "resuming from a missing file is refused" -- \
 expect_fail 2 "a checkpoint of task multilabel with solver bcfw; this run has task multilabel with solver sdca" \
     "resuming with another solver is refused" -- \
     "$STRUX" train $C --resume "$WORK/every.h5" --set solver.type=sdca --set output.model="$WORK/x.h5"
+
+# a checkpoint remembers its training data and the options that shape its trajectory (issue 18):
+# an SGD checkpoint (no dual blocks to catch it) resumed on data with one value changed, or with
+# another λ, is refused; limits and outputs may change
+"$STRUX" train $C "${COMMON[@]}" --set solver.type=sgd --set solver.epochs=4 \
+    --set output.checkpoint_every=2 --set output.checkpoint="$WORK/sgd.h5" \
+    --set output.model="$WORK/s.h5" --set output.metrics= >/dev/null 2>&1
+zcat "$STRUX_DATA/yeast/yeast_train.svm.gz" | sed '1s/ 1:[^ ]*/ 1:0.125/' >"$WORK/changed.svm"
+expect_fail 2 "sgd.h5: written for other training data \(fingerprint [0-9a-f]+; this run's .*changed.svm has [0-9a-f]+\)" \
+    "an SGD checkpoint resumed on other training data is refused" -- \
+    "$STRUX" train --resume "$WORK/sgd.h5" --set data.train="$WORK/changed.svm" \
+    --set output.model="$WORK/x.h5"
+expect_fail 2 "sgd.h5: written with solver.lambda = 0.001; this run has solver.lambda = 0.5" \
+    "a resume with another λ is refused" -- \
+    "$STRUX" train --resume "$WORK/sgd.h5" --set solver.lambda=0.5 --set output.model="$WORK/x.h5"
+"$STRUX" train --resume "$WORK/sgd.h5" --quiet --set solver.epochs=6 --set output.model="$WORK/x.h5" \
+    --set output.metrics= 2>"$WORK/err"
+ok $? "a resume with other limits and outputs runs"
