@@ -20,7 +20,10 @@ int strux_comm_rank(const strux_comm *c);
  * (mpirun then ends the job), instead of spinning forever behind a stopped rank. 0 turns it off.
  * Not Collective. */
 void strux_comm_set_stall_timeout(strux_comm *c, double seconds);
-/* The run's phase for the watchdog's message ("reading data", "epoch 5", ...). Not Collective. */
+/* The run's phase for the watchdog's message ("reading the training data", "set-up", "epoch 5",
+ * "the certificate after epoch 5", "the checkpoint write", "writing the model"). For fault
+ * injection a process whose environment sets STRUX_FAULT_SIGTERM_AT to a phase raises SIGTERM on
+ * itself when it enters that phase (tests/faults/signals.sh). Not Collective. */
 void strux_comm_set_phase(strux_comm *c, const char *phase);
 int strux_comm_size(const strux_comm *c);
 

@@ -10,8 +10,10 @@
 #include <limits.h>
 #include <mpi.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -25,6 +27,7 @@ static struct {
     atomic_int phase_at;      /* which buffer is current */
     int rank;
     int started;
+    const char *fault_phase; /* $STRUX_FAULT_SIGTERM_AT: raise SIGTERM on entering this phase */
 } watch;
 
 static void *watchdog(void *arg)
@@ -64,6 +67,7 @@ void strux_comm_set_stall_timeout(strux_comm *c, double seconds)
 void strux_comm_set_phase(strux_comm *c, const char *phase)
 {
     (void)c;
+    if (watch.fault_phase && strcmp(watch.fault_phase, phase) == 0) raise(SIGTERM);
     int next = 1 - atomic_load(&watch.phase_at);
     snprintf(watch.phase[next], sizeof watch.phase[next], "%s", phase);
     atomic_store(&watch.phase_at, next);
@@ -121,6 +125,7 @@ strux_status strux_comm_init(int *argc, char ***argv, strux_comm **out)
     MPI_TRY(MPI_Comm_set_errhandler(c->comm, MPI_ERRORS_RETURN));
     MPI_TRY(MPI_Comm_rank(c->comm, &c->rank));
     watch.rank = c->rank;
+    watch.fault_phase = getenv("STRUX_FAULT_SIGTERM_AT"); /* fault injection (tests/faults) */
     strux_comm_set_phase(c, "start-up");
     MPI_TRY(MPI_Comm_size(c->comm, &c->size));
     *out = c;

@@ -55,6 +55,22 @@ static int sync_parent(const char *path)
     return rc;
 }
 
+/* The last step of every atomic write: rename the synced temporary over path (removed on
+ * failure), then sync the directory so the new name survives a crash. */
+static strux_status move_into_place(const char *tmp, const char *path)
+{
+    if (rename(tmp, path) != 0) {
+        int e = errno;
+        remove(tmp);
+        return strux_error_set(STRUX_ERR_IO, __FILE__, __LINE__, __func__,
+                               "%s: cannot move the finished file into place: %s", path,
+                               strerror(e));
+    }
+    STRUX_CHECK(sync_parent(path) == 0, STRUX_ERR_IO,
+                "%s: written, but its directory could not be synced: %s", path, strerror(errno));
+    return STRUX_OK;
+}
+
 strux_status strux_io_commit(const char *tmp, const char *path)
 {
     /* the content first: a rename that reaches the disk before the data would leave an empty or
@@ -69,16 +85,7 @@ strux_status strux_io_commit(const char *tmp, const char *path)
         remove(tmp);
         return write_failed(path, e, need, "fsync");
     }
-    if (rename(tmp, path) != 0) {
-        e = errno;
-        remove(tmp);
-        return strux_error_set(STRUX_ERR_IO, __FILE__, __LINE__, __func__,
-                               "%s: cannot move the finished file into place: %s", path,
-                               strerror(e));
-    }
-    STRUX_CHECK(sync_parent(path) == 0, STRUX_ERR_IO,
-                "%s: written, but its directory could not be synced: %s", path, strerror(errno));
-    return STRUX_OK;
+    return move_into_place(tmp, path);
 }
 
 strux_status strux_io_write_atomic(const char *path, const void *bytes, size_t n)
@@ -115,16 +122,7 @@ strux_status strux_io_write_atomic(const char *path, const void *bytes, size_t n
         remove(tmp);
         return write_failed(path, e, n, what);
     }
-    if (rename(tmp, path) != 0) {
-        e = errno;
-        remove(tmp);
-        return strux_error_set(STRUX_ERR_IO, __FILE__, __LINE__, __func__,
-                               "%s: cannot move the finished file into place: %s", path,
-                               strerror(e));
-    }
-    STRUX_CHECK(sync_parent(path) == 0, STRUX_ERR_IO,
-                "%s: written, but its directory could not be synced: %s", path, strerror(errno));
-    return STRUX_OK;
+    return move_into_place(tmp, path);
 }
 
 strux_status strux_io_make_parent(const char *path)

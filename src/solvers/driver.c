@@ -13,6 +13,9 @@
 #include <time.h>
 
 #define MAX_HOOKS 8
+/* A primal above this many times J(0) (the objective of w = 0, which the optimum never exceeds)
+ * means the iterates are running away: warned once. */
+#define DIVERGENCE_FACTOR 10
 
 /* The base columns of the record, in this order. */
 static const char *const base_columns[] = {
@@ -49,7 +52,9 @@ struct strux_driver {
     double wall0_s;                         /* wall time of the runs before this one (resume) */
     double t_start;                         /* this process's start, for the wall time */
     int64_t bytes0;        /* this rank's collective bytes at the start of the epoch */
-    int64_t fingerprint;   /* of the training data, every rank\'s (checkpoints) */
+    int64_t fingerprint;   /* of the training data, every rank's (checkpoints) */
+    double zero_bound;     /* J(0) ≤ this: the weighted mean largest loss of the examples */
+    int warned;            /* the divergence warning was given */
     strux_model *exported; /* scratch: the weights with data.scale folded in, or NULL */
     double row[STRUX_CURVE_MAX_COLS];
 };
@@ -223,6 +228,15 @@ static strux_status one_epoch(strux_driver *d, int force_cert, int *stop)
         snprintf(phase, sizeof phase, "the certificate after epoch %lld", (long long)e);
         strux_comm_set_phase(comm, phase);
         STRUX_TRY(strux_solver_certificate(d->p.solver, &d->cert));
+        if (d->cert.primal > DIVERGENCE_FACTOR * d->zero_bound && !d->warned &&
+            strux_comm_rank(comm) == 0) {
+            strux_log(STRUX_LOG_WARN,
+                      "the objective %.6g after epoch %lld is above %d x %.6g, the objective of "
+                      "w = 0 at most, which the optimum never exceeds: the iterates are diverging "
+                      "(raise solver.lambda, or scale the data: data.scale = maxabs)",
+                      d->cert.primal, (long long)e, DIVERGENCE_FACTOR, d->zero_bound);
+            d->warned = 1;
+        }
     }
     d->train_s += strux_time_now() - t0;
     for (int h = 0; h < d->n_hooks; h++)
@@ -585,9 +599,30 @@ static strux_status restore(strux_driver *d, const char *path)
     return STRUX_OK;
 }
 
+/* J(0) ≤ (1/W)·Σ v_i·max_y L(y, y_i): at w = 0 every margin is 0, so each example's surrogate is
+ * at most its largest loss (slack_bicriteria.md §1.4, the loss-plane surrogates; a heuristic
+ * scale for the Micro-F1 plane). */
+static strux_status zero_bound(strux_driver *d)
+{
+    const strux_dataset *ds = d->p.train;
+    strux_label y = {0};
+    double sum = 0;
+    strux_status st = strux_task_label_alloc(d->p.task, ds, &y);
+    for (int64_t i = 0; st == STRUX_OK && i < ds->n_local; i++) {
+        st = strux_task_truth(d->p.task, ds, i, &y);
+        sum += strux_dataset_weight(ds, i) * strux_task_max_loss(d->p.task, &y);
+    }
+    strux_label_free(&y);
+    STRUX_TRY(strux_comm_agree(d->p.comm, st));
+    STRUX_TRY(strux_comm_allreduce_sum(d->p.comm, &sum, 1));
+    d->zero_bound = sum / ds->weight_sum;
+    return STRUX_OK;
+}
+
 strux_status strux_driver_start(strux_driver *d, const char *resume)
 {
     STRUX_TRY(strux_comm_agree(d->p.comm, lay_out_columns(d)));
+    STRUX_TRY(zero_bound(d));
     int64_t halves[2];
     strux_dataset_fingerprint(d->p.train, halves);
     STRUX_TRY(strux_comm_allreduce_sum_i64(d->p.comm, halves, 2));
