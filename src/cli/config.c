@@ -152,15 +152,37 @@ static strux_status add_entry(strux_config *c, const char *section, const char *
     return STRUX_OK;
 }
 
+/* The entry of section.name that the file being parsed has already set, or NULL. A file setting a
+ * key twice is an error (issue 18: the last value silently won); --set and a checkpoint's stored
+ * config still override a file's keys, as entries from other origins. */
+static const config_entry *find_in_file(const strux_config *c, const char *sec, const char *name)
+{
+    char key[sizeof c->e->key];
+    snprintf(key, sizeof key, "%s.%s", sec, name);
+    size_t lp = strlen(c->path);
+    for (int k = 0; k < c->n; k++) {
+        const config_entry *e = &c->e[k];
+        if (!e->stored && strcmp(e->key, key) == 0 && strncmp(e->origin, c->path, lp) == 0 &&
+            e->origin[lp] == ':')
+            return e;
+    }
+    return NULL;
+}
+
 static int on_entry(void *user, const char *sec, const char *name, const char *value)
 {
     strux_config *c = user;
     char origin[STRUX_OPT_STR + 32];
     snprintf(origin, sizeof origin, "%s:%d", c->path, c->line);
     if (c->st == STRUX_OK) {
+        const config_entry *first = sec[0] ? find_in_file(c, sec, name) : NULL;
         if (!sec[0])
             c->st = strux_error_set(STRUX_ERR_CONFIG, __FILE__, __LINE__, __func__,
                                     "%s: key '%s' is outside any [section]", origin, name);
+        else if (first)
+            c->st = strux_error_set(STRUX_ERR_CONFIG, __FILE__, __LINE__, __func__,
+                                    "%s: key '%s' is set twice in one file (first at %s)",
+                                    origin, first->key, first->origin);
         else
             c->st = add_entry(c, sec, name, value, origin);
     }
