@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 typedef struct config_entry {
     char key[160]; /* "section.name" */
@@ -218,6 +219,10 @@ static char *read_line(char *str, int num, void *stream)
 
 strux_status strux_config_read_file(strux_config *c, const char *path)
 {
+    struct stat sb; /* a directory or FIFO is not a config file (fopen would read it as empty) */
+    STRUX_CHECK(stat(path, &sb) != 0 || S_ISREG(sb.st_mode), STRUX_ERR_IO,
+                "%s: %s, not a config file", path,
+                S_ISDIR(sb.st_mode) ? "is a directory" : "is not a regular file");
     FILE *f = fopen(path, "r");
     STRUX_CHECK(f, STRUX_ERR_CONFIG, "%s: cannot open the config file", path);
     c->path = path;

@@ -106,3 +106,6 @@ ok $? "emotions trains with data.scale = maxabs at np 2"
 "$STRUX" eval --model "$WORK/e.h5" --data "$E/emotions_test.svm.gz" >"$WORK/e_eval.json" 2>/dev/null
 cmp -s "$WORK/e_train.json" "$WORK/e_eval.json"
 ok $? "the exported (folded) model scores raw test data as the scaled model did"
+mkdir -p "$WORK/confdir"
+expect_fail 4 "confdir: is a directory, not a config file" "a directory as the config is refused" -- \
+    "$STRUX" train "$WORK/confdir"
