@@ -35,18 +35,24 @@ static strux_status write_failed(const char *path, int e, size_t need, const cha
                            what, strerror(e));
 }
 
+/* Cut the last component of the path in dir, in place ("." for a bare name, "/" at the root). */
+static void up_one(char *dir, size_t n)
+{
+    char *slash = strrchr(dir, '/');
+    if (!slash)
+        snprintf(dir, n, ".");
+    else if (slash == dir)
+        dir[1] = '\0';
+    else
+        *slash = '\0';
+}
+
 /* fsync the directory holding path, so the rename that put path there survives a crash. */
 static int sync_parent(const char *path)
 {
     char dir[PATH_MAX];
     snprintf(dir, sizeof dir, "%s", path);
-    char *slash = strrchr(dir, '/');
-    if (!slash)
-        snprintf(dir, sizeof dir, ".");
-    else if (slash == dir)
-        dir[1] = '\0';
-    else
-        *slash = '\0';
+    up_one(dir, sizeof dir);
     int fd = open(dir, O_RDONLY | O_DIRECTORY);
     if (fd < 0) return -1;
     /* some file systems refuse fsync on a directory (EINVAL): the rename stands regardless */
@@ -164,24 +170,12 @@ static strux_status check_parent(const char *path)
     char dir[PATH_MAX];
     STRUX_CHECK(strlen(path) < sizeof dir, STRUX_ERR_IO, "%s: path too long", path);
     snprintf(dir, sizeof dir, "%s", path);
-    char *slash = strrchr(dir, '/');
-    if (!slash)
-        snprintf(dir, sizeof dir, ".");
-    else if (slash == dir)
-        dir[1] = '\0';
-    else
-        *slash = '\0';
+    up_one(dir, sizeof dir);
     struct stat sb;
     while (stat(dir, &sb) != 0) {
         STRUX_CHECK(errno == ENOENT || errno == ENOTDIR, STRUX_ERR_IO,
                     "%s: cannot use directory %s: %s", path, dir, strerror(errno));
-        slash = strrchr(dir, '/');
-        if (!slash)
-            snprintf(dir, sizeof dir, ".");
-        else if (slash == dir)
-            dir[1] = '\0';
-        else
-            *slash = '\0';
+        up_one(dir, sizeof dir);
     }
     STRUX_CHECK(S_ISDIR(sb.st_mode), STRUX_ERR_IO,
                 "%s: cannot create directory: %s exists and is not a directory", path, dir);
