@@ -62,8 +62,10 @@ typedef struct strux_driver_hook {
     strux_status (*load)(void *ctx, strux_blob *b);
 } strux_driver_hook;
 
-/* Called on every rank after each epoch's record is complete (row = the curve's last row). */
-typedef void (*strux_driver_record_fn)(void *ctx, const strux_driver *d, const strux_curve *c);
+/* Called on every rank after each epoch's record is complete (row = the curve's last row); a
+ * failure on any rank (the metrics log on a full disk, say) ends the run on every rank. */
+typedef strux_status (*strux_driver_record_fn)(void *ctx, const strux_driver *d,
+                                               const strux_curve *c);
 
 strux_status strux_driver_create(const strux_driver_options *opt, const strux_driver_parts *parts,
                                  strux_driver **out);

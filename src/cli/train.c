@@ -217,12 +217,11 @@ static strux_status fill_info(train_run *r)
 }
 
 /* Rank 0 appends each epoch's record to the metrics log (the driver's record callback). */
-static void log_record(void *ctx, const strux_driver *d, const strux_curve *c)
+static strux_status log_record(void *ctx, const strux_driver *d, const strux_curve *c)
 {
     train_run *r = ctx;
     strux_progress_record(r->progress, d, c);
-    if (r->metrics && strux_metrics_write_row(r->metrics, c) != STRUX_OK)
-        strux_log(STRUX_LOG_WARN, "%s", strux_error_message());
+    return r->metrics ? strux_metrics_write_row(r->metrics, c) : STRUX_OK;
 }
 
 static strux_status set_up(train_run *r)

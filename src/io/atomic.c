@@ -23,7 +23,7 @@ void strux_io_temp_name(const char *path, char *buf, size_t n)
 
 /* The failure of a write to path: ENOSPC and EDQUOT as "disk full" with the size the file needs
  * (need bytes), anything else with the system's reason. */
-static strux_status write_failed(const char *path, int e, size_t need, const char *what)
+strux_status io_write_failed(const char *path, int e, size_t need, const char *what)
 {
     if (e == ENOSPC || e == EDQUOT) {
         double mb = (double)need / 1e6;
@@ -89,7 +89,7 @@ strux_status strux_io_commit(const char *tmp, const char *path)
         struct stat sb;
         size_t need = stat(tmp, &sb) == 0 ? (size_t)sb.st_size : 0;
         remove(tmp);
-        return write_failed(path, e, need, "fsync");
+        return io_write_failed(path, e, need, "fsync");
     }
     return move_into_place(tmp, path);
 }
@@ -126,7 +126,7 @@ strux_status strux_io_write_atomic(const char *path, const void *bytes, size_t n
     if (close(fd) != 0 && e == 0) e = errno, what = "close";
     if (e != 0) {
         remove(tmp);
-        return write_failed(path, e, n, what);
+        return io_write_failed(path, e, n, what);
     }
     return move_into_place(tmp, path);
 }

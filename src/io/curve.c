@@ -1,7 +1,7 @@
 /* io/curve.c - the training curve (named columns, one row per epoch) and the JSON-lines metrics
  * log written from it, one object per epoch. The log is held under an exclusive flock(2) while
  * open, so two runs given one output.metrics fail instead of interleaving their lines. */
-#include "strux/io.h"
+#include "h5.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -122,7 +122,9 @@ static strux_status write_row(strux_metrics *m, const strux_curve *c, int64_t r)
             fprintf(m->f, "%.10g", v);
     }
     fputs("}\n", m->f);
-    STRUX_CHECK(fflush(m->f) == 0 && !ferror(m->f), STRUX_ERR_IO, "%s: write failed", m->path);
+    errno = 0;
+    if (fflush(m->f) != 0 || ferror(m->f))
+        return io_write_failed(m->path, errno ? errno : EIO, (size_t)ftell(m->f) + 4096, "write");
     return STRUX_OK;
 }
 

@@ -58,4 +58,9 @@ strux_status h5_write_str_array(hid_t loc, const char *name, char *const *v, int
 strux_status h5_read_str_array(hid_t loc, const char *name, char ***out, int64_t n,
                                const char *file);
 
+/* The error of a failed write of path (errno e after need bytes were due, in step `what`):
+ * "disk full writing PATH (needs about N MB)" for ENOSPC and EDQUOT, else the system's reason.
+ * (atomic.c) */
+strux_status io_write_failed(const char *path, int e, size_t need, const char *what);
+
 #endif

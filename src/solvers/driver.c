@@ -265,7 +265,7 @@ static strux_status one_epoch(strux_driver *d, int force_cert, int *stop)
             STRUX_TRY(d->hook[h].metrics(d->hook[h].ctx, d, row + d->hook_col[h]));
     if (d->p.test && due(e, d->opt.eval_every, d->opt.epochs)) STRUX_TRY(score_test(d, row));
     STRUX_TRY(strux_curve_append(&d->p.info->curve, row));
-    if (d->record_fn) d->record_fn(d->record_ctx, d, c);
+    if (d->record_fn) STRUX_TRY(strux_comm_agree(comm, d->record_fn(d->record_ctx, d, c)));
     return STRUX_OK;
 }
 

@@ -227,6 +227,13 @@ if mount -t tmpfs -o size=64k tmpfs "$WORK/full" 2>/dev/null; then
     # leave about 4 KiB: less than any output below needs
     dd if=/dev/zero of="$WORK/full/filler" bs=4k count=15 2>/dev/null
     full_cases "(tmpfs)" "$WORK/full" "${NP[@]}"
+    # the metrics log (stdio, whose writes the ENOSPC shim cannot see: tmpfs only)
+    expect_fail 4 "disk full writing $WORK/full/log.jsonl \(needs about [0-9.]+ MB\)" \
+        "the metrics log on a full disk (tmpfs): the run ends on every rank" -- timeout 120 \
+        "${NP[@]}" "$STRUX" train configs/yeast.ini --quiet --set solver.type=sgd \
+        --set solver.epochs=40 --set output.metrics="$WORK/full/log.jsonl" \
+        --set output.model="$WORK/unused.h5" --set output.eval_every=0
+    rm -f "$WORK/full/log.jsonl" # a log is appended in place: what reached the disk stays
     expect_fail 4 "disk full writing $WORK/full/yt.h5" "convert on a full disk (tmpfs)" -- \
         "$STRUX" convert "$TEST" "$WORK/full/yt.h5"
     no_leftovers "convert on a full disk (tmpfs)" "$WORK/full" "$WORK/full/yt.h5"
