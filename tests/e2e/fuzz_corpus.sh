@@ -2,7 +2,8 @@
 # tests/fuzz/run) through the strux binary: each must end within 30 s with one of strux's own exit
 # codes (0-5), never a signal or a sanitizer report (under make check-asan the binary is checked).
 # The inputs still listed in tests/corpus/todo.txt crash today: they are reported as TODO while
-# they do, and fail the test once they pass, so that the line is removed.
+# they do, and fail the test once they pass, so that the line is removed; those whose note starts
+# with "flaky" crash in libhdf5 only sometimes (heap layout), so either outcome is a TODO.
 . tests/common/tap.sh
 C=tests/corpus
 GOOD=tests/fixtures/good.svm
@@ -24,7 +25,7 @@ replay() { # key description -- command...   (key: "target/file command", as in 
     local todo
     todo=$(grep -F "$key |" "$C/todo.txt" 2>/dev/null | cut -d'|' -f2-)
     if [ -n "$todo" ]; then
-        if [ -n "$why" ]; then
+        if [ -n "$why" ] || [[ "$todo" == " flaky"* ]]; then
             echo "ok $((TAP_N += 1)) - $desc # TODO$todo"
         else
             ok 1 "$desc: ends cleanly now, remove '$key' from tests/corpus/todo.txt"
