@@ -135,7 +135,7 @@ enum {
     STRUX_CAP_NEEDS_SLACK = 1u << 2, /* search: needs ξ_i before every run (Sarawagi-Gupta) */
     STRUX_CAP_AFFINE = 1u << 3,      /* surrogate: ψ affine in h for fixed g, planes are exact */
     STRUX_CAP_ONE_CALL = 1u << 4,    /* surrogate: ψ = h + g, one direction call answers it */
-    STRUX_CAP_SLACK_FORM = 1u << 5,  /* surrogate: ψ = (1 + m)·g, the λ-searches of §3 answer it */
+    STRUX_CAP_SLACK_FORM = 1u << 5, /* surrogate: ψ = (1 + m)·g, the λ-searches of §3 answer it */
     STRUX_CAP_NEEDS_WEDGE = 1u << 6, /* search: asks wedge or ban queries (constrained oracle) */
     STRUX_CAP_WEDGE = 1u << 7,       /* task: answers wedge and ban queries */
     STRUX_CAP_HINGE_PARTS = 1u << 8, /* task: its margin loss separates into binary hinges, one
@@ -165,8 +165,7 @@ typedef struct strux_opt_spec {
     const char *def;     /* default as text */
     double lo, hi;       /* inclusive range (INT, DOUBLE) */
     const char *choices; /* "a|b|c" (CHOICE) */
-    const char *only; /* NULL, or "section.key=v1|v2": read only when that key has one of those */
-    const char *doc;  /* one line */
+    const char *doc;     /* one line */
 } strux_opt_spec;
 
 /* Parse text into the field of base described by spec; origin ("file.ini:12", "--set") goes into
@@ -177,6 +176,8 @@ strux_status strux_opt_set(const strux_opt_spec *spec, void *base, const char *t
 strux_status strux_opt_defaults(const strux_opt_spec *specs, void *base);
 /* Write the field's value as text into buf (round-trips through strux_opt_set). */
 void strux_opt_format(const strux_opt_spec *spec, const void *base, char *buf, size_t n);
+/* Does a registry row's NULL-terminated key list (NULL: none) name key? */
+int strux_opt_keys_contain(const char *const *keys, const char *key);
 /* Number of entries of a table (tables end with a {NULL} sentinel). */
 int strux_opt_count(const strux_opt_spec *specs);
 /* Value of key "section.name" in INI text made of `[section]` headers and `name = value` lines

@@ -31,30 +31,30 @@ struct strux_config {
 };
 
 static const strux_opt_spec data_specs[] = {
-    {"data.train", STRUX_OPT_STRING, offsetof(strux_data_options, train), "", 0, 0, NULL, NULL,
+    {"data.train", STRUX_OPT_STRING, offsetof(strux_data_options, train), "", 0, 0, NULL,
      "training data: LIBSVM/XMC multi-label text (plain or .gz) or a `strux convert` HDF5 file"},
-    {"data.test", STRUX_OPT_STRING, offsetof(strux_data_options, test), "", 0, 0, NULL, NULL,
+    {"data.test", STRUX_OPT_STRING, offsetof(strux_data_options, test), "", 0, 0, NULL,
      "held-out data evaluated after training (empty: none)"},
     {"data.label_names", STRUX_OPT_STRING, offsetof(strux_data_options, label_names), "", 0, 0,
-     NULL, NULL, "file of `id name` lines stored in the model as label names (empty: none)"},
-    {"data.weights", STRUX_OPT_STRING, offsetof(strux_data_options, weights), "", 0, 0, NULL, NULL,
+     NULL, "file of `id name` lines stored in the model as label names (empty: none)"},
+    {"data.weights", STRUX_OPT_STRING, offsetof(strux_data_options, weights), "", 0, 0, NULL,
      "loss weights of the training examples: a text file of one number >= 0 per line, one line "
      "per example in file order; the objective becomes (λ/2)||w||² + (1/W)·Σ v_i·ℓ_i with W = Σ "
      "v_i "
      "(weight 2 trains as the example twice); empty: every weight 1"},
-    {"data.dim", STRUX_OPT_INT, offsetof(strux_data_options, dim), "0", 0, 2147483645, NULL, NULL,
+    {"data.dim", STRUX_OPT_INT, offsetof(strux_data_options, dim), "0", 0, 2147483645, NULL,
      "feature count (file indices 1..dim); 0: from the XMC header or the largest index"},
     {"data.n_labels", STRUX_OPT_INT, offsetof(strux_data_options, n_labels), "0", 0, 2147483645,
-     NULL, NULL, "label count (ids 0..n_labels-1); 0: from the XMC header or the largest id"},
+     NULL, "label count (ids 0..n_labels-1); 0: from the XMC header or the largest id"},
     {"data.max_features", STRUX_OPT_INT, offsetof(strux_data_options, max_features), "0", 0,
-     2147483645, NULL, NULL,
+     2147483645, NULL,
      "largest feature index a data file may hold (file numbering): a larger one is an input "
      "error naming file and line, raised before anything is sized by it; 0: the XMC header's D, "
      "else 2147483645"},
-    {"data.bias", STRUX_OPT_DOUBLE, offsetof(strux_data_options, bias), "1", 0, 1e6, NULL, NULL,
+    {"data.bias", STRUX_OPT_DOUBLE, offsetof(strux_data_options, bias), "1", 0, 1e6, NULL,
      "value of a constant feature appended to every example (0: no bias feature)"},
     {"data.scale", STRUX_OPT_CHOICE, offsetof(strux_data_options, scale), "none", 0, 0,
-     "none|maxabs", NULL,
+     "none|maxabs",
      "feature scaling: maxabs divides every feature by its largest |value| in the training data "
      "(keeps sparsity); the factors are folded into the exported weights, so the model applies "
      "to unscaled data"},
@@ -63,25 +63,25 @@ static const strux_opt_spec data_specs[] = {
 
 static const strux_opt_spec output_specs[] = {
     {"output.model", STRUX_OPT_STRING, offsetof(strux_output_options, model), "model.h5", 0, 0,
-     NULL, NULL, "HDF5 model file written at the end of training (atomically)"},
+     NULL, "HDF5 model file written at the end of training (atomically)"},
     {"output.metrics", STRUX_OPT_STRING, offsetof(strux_output_options, metrics), "", 0, 0, NULL,
-     NULL, "JSON-lines file with one object per epoch (empty: none)"},
+     "JSON-lines file with one object per epoch (empty: none)"},
     {"output.eval_every", STRUX_OPT_INT, offsetof(strux_output_options, eval_every), "1", 0,
-     1000000000, NULL, NULL,
+     1000000000, NULL,
      "score data.test every this many epochs and after the last one, for the epoch line and the "
      "test_* columns of the metrics log and the model's curve; 0: after the last epoch only"},
     {"output.progress", STRUX_OPT_CHOICE, offsetof(strux_output_options, progress), "auto", 0, 0,
-     "auto|always|never", NULL,
+     "auto|always|never",
      "live progress bar within each epoch on rank 0's stderr: auto draws it when stderr is a "
      "terminal; under mpirun stderr is a pipe, so use always to see it there"},
     {"output.checkpoint", STRUX_OPT_STRING, offsetof(strux_output_options, checkpoint), "", 0, 0,
-     NULL, NULL,
+     NULL,
      "checkpoint file (HDF5, atomically replaced): the model so far plus every rank's solver "
      "state, written every output.checkpoint_every epochs and when SIGTERM or SIGUSR1 arrives "
      "(then the run stops after the current epoch and exits 0); resume with `strux train "
      "--resume FILE`; empty: output.model with .h5 replaced by .ckpt.h5"},
     {"output.checkpoint_every", STRUX_OPT_INT, offsetof(strux_output_options, checkpoint_every),
-     "0", 0, 1000000000, NULL, NULL,
+     "0", 0, 1000000000, NULL,
      "write output.checkpoint every this many epochs (0: only when a signal asks the run to stop)"},
     {NULL},
 };
@@ -105,7 +105,7 @@ static int solver_reads(const strux_run_options *o, const char *key)
  * registry entries) whether the chosen entries read a key and which entries do. */
 static const strux_opt_spec run_specs[] = {
     {"run.stall_timeout", STRUX_OPT_DOUBLE, offsetof(strux_job_options, stall_timeout), "600", 0,
-     1e9, NULL, NULL,
+     1e9, NULL,
      "seconds one MPI call of a rank may wait for the others before the job ends with the call, "
      "the phase and the rank that noticed (a rank stopped, killed or hung); 0: wait forever"},
     {NULL},
@@ -320,33 +320,6 @@ static void list_sections(char *buf, size_t n)
     }
 }
 
-/* The value a key currently has, as text. */
-static void current_value(const strux_run_options *o, const char *key, char *buf, size_t n)
-{
-    buf[0] = '\0';
-    const section *s = find_section(key, strcspn(key, "."));
-    const strux_opt_spec *p = s ? find_spec(s, key) : NULL;
-    if (p) strux_opt_format(p, (const char *)o + s->offset, buf, n);
-}
-
-/* Does the "only" condition "section.key=v1|v2" hold for the resolved options? */
-static int condition_holds(const strux_run_options *o, const char *only)
-{
-    char key[160], value[STRUX_OPT_STR];
-    const char *eq = strchr(only, '=');
-    size_t lk = (size_t)(eq - only);
-    memcpy(key, only, lk);
-    key[lk] = '\0';
-    current_value(o, key, value, sizeof value);
-    size_t lv = strlen(value);
-    for (const char *p = eq + 1; *p;) {
-        size_t len = strcspn(p, "|");
-        if (len == lv && strncmp(p, value, lv) == 0) return 1;
-        p += len + (p[len] == '|');
-    }
-    return 0;
-}
-
 strux_status strux_config_resolve(strux_config *c, strux_run_options *o)
 {
     memset(o, 0, sizeof *o);
@@ -374,16 +347,11 @@ strux_status strux_config_resolve(strux_config *c, strux_run_options *o)
     for (int k = 0; k < c->n; k++) {
         const config_entry *e = &c->e[k];
         const section *s = find_section(e->key, strcspn(e->key, "."));
-        const strux_opt_spec *p = find_spec(s, e->key);
+        if (e->stored || !s->reads || s->reads(o, e->key)) continue;
         char only[512] = "";
-        if (p->only)
-            snprintf(only, sizeof only, "%s", p->only);
-        else if (s->readers)
-            s->readers(e->key, only, sizeof only);
-        int read = p->only ? condition_holds(o, p->only) : !s->reads || s->reads(o, e->key);
-        if (!e->stored && !read)
-            strux_log(STRUX_LOG_WARN, "%s: %s is ignored: it is read only when %s", e->origin,
-                      e->key, only);
+        s->readers(e->key, only, sizeof only);
+        strux_log(STRUX_LOG_WARN, "%s: %s is ignored: it is read only when %s", e->origin, e->key,
+                  only);
     }
     return STRUX_OK;
 }
@@ -453,10 +421,7 @@ void strux_config_print_reference(FILE *f)
                 snprintf(range, sizeof range, " (one of: %s)", sections[s].names());
             }
             char readers[256] = "", only[300] = "";
-            if (p->only)
-                snprintf(readers, sizeof readers, "%s", p->only);
-            else if (sections[s].readers)
-                sections[s].readers(p->key, readers, sizeof readers);
+            if (sections[s].readers) sections[s].readers(p->key, readers, sizeof readers);
             if (readers[0]) snprintf(only, sizeof only, " Read only when `%s`.", readers);
             for (char *q = only; *q; q++)
                 if (*q == '|') *q = '/';

@@ -87,9 +87,9 @@ strux_status strux_opt_set(const strux_opt_spec *spec, void *base, const char *t
 
 void strux_caps_format(unsigned caps, char *buf, size_t n)
 {
-    static const char *const names[] = {"dual",        "keeps_slack", "needs_slack",
-                                        "affine",      "one_call",    "slack_form",
-                                        "needs_wedge", "wedge",       "hinge_parts", "free_bias"};
+    static const char *const names[] = {"dual",        "keeps_slack", "needs_slack", "affine",
+                                        "one_call",    "slack_form",  "needs_wedge", "wedge",
+                                        "hinge_parts", "free_bias"};
     size_t used = 0;
     buf[0] = '\0';
     for (size_t k = 0; k < sizeof names / sizeof *names && used < n; k++)
@@ -128,6 +128,13 @@ void strux_opt_format(const strux_opt_spec *spec, const void *base, char *buf, s
         snprintf(buf, n, "%s", *(const int *)field ? "true" : "false");
         break;
     }
+}
+
+int strux_opt_keys_contain(const char *const *keys, const char *key)
+{
+    for (const char *const *k = keys; k && *k; k++)
+        if (strcmp(*k, key) == 0) return 1;
+    return 0;
 }
 
 int strux_opt_count(const strux_opt_spec *specs)

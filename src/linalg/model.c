@@ -8,7 +8,7 @@
 
 const strux_opt_spec strux_model_opt_specs[] = {
     {"model.bias", STRUX_OPT_CHOICE, offsetof(strux_model_options, bias), "regularised", 0, 0,
-     "none|regularised|free", NULL,
+     "none|regularised|free",
      "the bias: none (no bias feature, data.bias is not appended), regularised (the data.bias "
      "feature's weights are regularised like the others, LIBLINEAR's -B), free (the data.bias "
      "feature's weights are left out of the regulariser (λ/2)||w||²; solvers with the flag "

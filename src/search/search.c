@@ -14,46 +14,44 @@
 
 const strux_opt_spec strux_search_opt_specs[] = {
     {"surrogate.type", STRUX_OPT_CHOICE, offsetof(strux_search_options, type), "margin", 0, 0,
-     "margin|slack|beta|probloss|microf1", NULL,
+     "margin|slack|beta|probloss|microf1",
      "surrogate loss ψ(h, g) (slack_bicriteria.md §1.4): margin (h + g), slack (slack rescaling "
      "(1 + m)·L), beta (β-scaling m·L^β + L), probloss (ProbLoss §1.5), microf1 (Micro-F1 "
      "surrogate §1.6)"},
     {"surrogate.search", STRUX_OPT_CHOICE, offsetof(strux_search_options, search), "auto", 0, 0,
-     "auto|margin|sarawagi|binary|bisect|angular|convex_hull", NULL,
+     "auto|margin|sarawagi|binary|bisect|angular|convex_hull",
      "search answering the surrogate with oracle calls (§3); auto: margin for margin, angular "
      "for slack, convex_hull for beta, probloss and microf1 (Dinkelbach for microf1); "
      "sarawagi, binary, bisect and angular answer slack only, sarawagi only inside a "
      "cutting-plane solver (it needs the slack ξ_i)"},
     {"surrogate.beta", STRUX_OPT_DOUBLE, offsetof(strux_search_options, beta), "0.5", 0, 1, NULL,
-     NULL, "β of β-scaling ψ = m·L^β + L (§1.4; 0: margin, 1: slack)"},
+     "β of β-scaling ψ = m·L^β + L (§1.4; 0: margin, 1: slack)"},
     {"surrogate.probloss_convex", STRUX_OPT_BOOL, offsetof(strux_search_options, probloss_convex),
-     "true", 0, 0, NULL, NULL,
+     "true", 0, 0, NULL,
      "ProbLoss convex extension: tangent continuation L + sqrt(L)·m for m > 0 (§1.5, A21); "
      "false: the raw ProbLoss 2L·Φ_N(m / sqrt(2L/π))"},
     {"surrogate.integral", STRUX_OPT_BOOL, offsetof(strux_search_options, integral), "false", 0, 0,
-     NULL, NULL,
+     NULL,
      "convex_hull: recover an integral label with ban-list oracle calls (§3.8) instead of "
      "answering with the fractional optimum over the hull (a mixture of two labels, §1.8)"},
     {"surrogate.eps", STRUX_OPT_DOUBLE, offsetof(strux_search_options, eps), "1e-3", 0, 0.5, NULL,
-     NULL,
      "stop once the best value found is ≥ (1 − eps) times the certified upper bound "
      "(K(λ)²/4λ, §3.1 Lemma 5; the paper's 0.999 stop for angular, A7); 0: run to exactness"},
     {"surrogate.tol", STRUX_OPT_DOUBLE, offsetof(strux_search_options, tol), "1e-3", 1e-12, 1, NULL,
-     NULL, "stop when the λ interval is relatively narrower than this (§3.2-3.4)"},
+     "stop when the λ interval is relatively narrower than this (§3.2-3.4)"},
     {"surrogate.max_calls", STRUX_OPT_INT, offsetof(strux_search_options, max_calls), "100", 1, 1e6,
-     NULL, NULL,
+     NULL,
      "oracle calls per search at most (A9 call cap); the answer is then the best label found "
      "and the reported bound stays certified"},
     {"surrogate.queue", STRUX_OPT_CHOICE, offsetof(strux_search_options, queue), "priority", 0, 0,
-     "priority|fifo", NULL,
+     "priority|fifo",
      "angular search order: priority (largest bound first, §3.6) or fifo (breadth first, the "
      "order of the Theorem-4 rate, A5)"},
     {"surrogate.cache", STRUX_OPT_INT, offsetof(strux_search_options, cache), "4", 0, 64, NULL,
-     NULL,
      "angular: most violating labels remembered per example and re-scored before each search "
      "(the label cache of §3.6); 0: none"},
     {"surrogate.warm_start", STRUX_OPT_BOOL, offsetof(strux_search_options, warm_start), "true", 0,
-     0, NULL, NULL,
+     0, NULL,
      "start from the previous visit of the example: its best λ (bisect, §3.4), its hull "
      "vertices pruned to their upper-right chain (convex_hull, §3.7), or the tangent weight "
      "h/g of its best cached label as the root weight λ0 instead of Ĥ/Ĝ (angular, needs "
@@ -120,14 +118,6 @@ strux_status strux_search_type_caps(const strux_search_options *opt, unsigned ta
     return STRUX_OK;
 }
 
-/* 1 when some row of a table lists key; *mine set when the chosen row does. */
-static int listed(const char *const *keys, const char *key)
-{
-    for (const char *const *k = keys; k && *k; k++)
-        if (strcmp(*k, key) == 0) return 1;
-    return 0;
-}
-
 int strux_search_reads_key(const strux_search_options *opt, const char *key)
 {
     strux_surrogate u;
@@ -138,11 +128,11 @@ int strux_search_reads_key(const strux_search_options *opt, const char *key)
     }
     int by_surrogate = 0, by_search = 0;
     for (const strux_surrogate *v = strux_surrogates; v->name; v++)
-        by_surrogate |= listed(v->keys, key);
+        by_surrogate |= strux_opt_keys_contain(v->keys, key);
     for (const strux_search_entry *r = strux_search_registry; r->name; r++)
-        by_search |= listed(r->keys, key);
-    if (by_surrogate) return listed(u.keys, key);
-    if (by_search) return listed(e->keys, key);
+        by_search |= strux_opt_keys_contain(r->keys, key);
+    if (by_surrogate) return strux_opt_keys_contain(u.keys, key);
+    if (by_search) return strux_opt_keys_contain(e->keys, key);
     return 1;
 }
 
@@ -151,12 +141,12 @@ void strux_search_key_readers(const char *key, char *buf, size_t n)
     size_t used = 0;
     buf[0] = '\0';
     for (const strux_surrogate *v = strux_surrogates; v->name && used < n; v++)
-        if (listed(v->keys, key)) {
+        if (strux_opt_keys_contain(v->keys, key)) {
             int w = snprintf(buf + used, n - used, "%s%s", used ? "|" : "surrogate.type=", v->name);
             if (w > 0) used += (size_t)w;
         }
     for (const strux_search_entry *e = strux_search_registry; e->name && used < n; e++)
-        if (listed(e->keys, key)) {
+        if (strux_opt_keys_contain(e->keys, key)) {
             int w =
                 snprintf(buf + used, n - used, "%s%s", used ? "|" : "surrogate.search=", e->name);
             if (w > 0) used += (size_t)w;

@@ -9,65 +9,63 @@
 #include <string.h>
 
 const strux_opt_spec strux_solver_opt_specs[] = {
-    {"solver.type", STRUX_OPT_STRING, offsetof(strux_solver_options, type), "sgd", 0, 0, NULL, NULL,
+    {"solver.type", STRUX_OPT_STRING, offsetof(strux_solver_options, type), "sgd", 0, 0, NULL,
      "training algorithm: sgd (Pegasos mini-batch subgradient), bcfw (block-coordinate "
      "Frank-Wolfe), sdca (dual coordinate ascent; per-label closed form where the loss is a sum "
      "of binary hinges), cutting_plane (n-slack working sets); the dual solvers run CoCoA+ "
      "rounds over the ranks and certify a duality gap"},
     {"solver.lambda", STRUX_OPT_DOUBLE, offsetof(strux_solver_options, lambda), "1e-3", 1e-12, 1e6,
-     NULL, NULL, "regularisation λ of J(w) = (λ/2)||w||² + (1/n) Σ ℓ_i(w)"},
+     NULL, "regularisation λ of J(w) = (λ/2)||w||² + (1/n) Σ ℓ_i(w)"},
     {"solver.epochs", STRUX_OPT_INT, offsetof(strux_solver_options, epochs), "20", 1, 1e9, NULL,
-     NULL, "epochs at most (sgd: passes; dual solvers: rounds of solver.local_passes passes)"},
-    {"solver.tol", STRUX_OPT_DOUBLE, offsetof(strux_solver_options, tol), "1e-4", 0, 1, NULL, NULL,
+     "epochs at most (sgd: passes; dual solvers: rounds of solver.local_passes passes)"},
+    {"solver.tol", STRUX_OPT_DOUBLE, offsetof(strux_solver_options, tol), "1e-4", 0, 1, NULL,
      "stop once the duality gap is at most tol times the primal objective "
      "(checked after every epoch); 0: run every epoch"},
     {"solver.certify_every", STRUX_OPT_INT, offsetof(strux_solver_options, certify_every), "1", 0,
-     1e9, NULL, NULL,
+     1e9, NULL,
      "evaluate the objective (and for the dual solvers the duality gap, on which solver.tol "
      "stops) every this many epochs and after the last one: a pass of exact searches over the "
      "data, as costly as an epoch; other epochs log NaN (0: after the last epoch only)"},
     {"solver.time_limit", STRUX_OPT_DOUBLE, offsetof(strux_solver_options, time_limit), "0", 0,
-     1e12, NULL, NULL,
+     1e12, NULL,
      "stop after the epoch in which the training time (epochs and certificates) reaches this many "
      "seconds; the model is written as after the last epoch (0: no limit)"},
-    {"solver.seed", STRUX_OPT_INT, offsetof(strux_solver_options, seed), "1", 0, 9.2e18, NULL, NULL,
+    {"solver.seed", STRUX_OPT_INT, offsetof(strux_solver_options, seed), "1", 0, 9.2e18, NULL,
      "seed of every random draw (example order); draws do not depend on the rank count"},
-    {"solver.batch", STRUX_OPT_INT, offsetof(strux_solver_options, batch), "16", 1, 1e9, NULL, NULL,
+    {"solver.batch", STRUX_OPT_INT, offsetof(strux_solver_options, batch), "16", 1, 1e9, NULL,
      "global mini-batch: examples per step, split over ranks, one allreduce "
      "per step"},
     {"solver.average", STRUX_OPT_BOOL, offsetof(strux_solver_options, average), "true", 0, 0, NULL,
-     NULL,
      "export the average of the iterates of the current epoch rather "
      "than the last iterate"},
     {"solver.local_passes", STRUX_OPT_INT, offsetof(strux_solver_options, local_passes), "1", 1,
-     1e6, NULL, NULL,
+     1e6, NULL,
      "H: passes each rank makes over its examples of a round before the "
      "allreduce of Δw (CoCoA+ local iterations)"},
     {"solver.sync_every", STRUX_OPT_INT, offsetof(strux_solver_options, sync_every), "0", 0, 1e12,
-     NULL, NULL,
+     NULL,
      "examples (over all ranks) per CoCoA+ round: an allreduce of Δw "
      "after every this many examples of the epoch's order; smaller rounds bring -np > 1 closer "
      "to the serial trajectory at one model-sized allreduce each (0: one round per epoch)"},
     {"solver.blocks", STRUX_OPT_INT, offsetof(strux_solver_options, blocks), "0", 0, 1e6, NULL,
-     NULL,
      "data blocks of the CoCoA+ rounds: the examples are cut into this many fixed blocks "
      "(balanced by non-zeros) that the ranks share whole, so at a fixed value every rank count "
      "that divides among them (np ≤ blocks) follows one trajectory and a checkpoint resumes at "
      "any of them; 0: one block per rank (the trajectory then depends on the rank count)"},
     {"solver.weighted_average", STRUX_OPT_BOOL, offsetof(strux_solver_options, weighted_average),
-     "false", 0, 0, NULL, NULL,
+     "false", 0, 0, NULL,
      "export BCFW's weighted average w̄ ← (t·w̄ + 2·w)/(t + 2) over rounds t (Lacoste-Julien et "
      "al. 2013) instead of the iterate; the gap is then J(w̄) − D"},
     {"solver.cp_eps", STRUX_OPT_DOUBLE, offsetof(strux_solver_options, cp_eps), "1e-6", 0, 1e6,
-     NULL, NULL,
+     NULL,
      "a label enters example i's working set when its "
      "surrogate value exceeds the slack ξ_i by more than eps (slack_bicriteria.md §4.4)"},
     {"solver.cp_max_planes", STRUX_OPT_INT, offsetof(strux_solver_options, cp_max_planes), "32", 1,
-     4096, NULL, NULL,
+     4096, NULL,
      "planes kept per example; when full, the one "
      "idle longest (zero weight) is dropped"},
     {"solver.cp_qp_passes", STRUX_OPT_INT, offsetof(strux_solver_options, cp_qp_passes), "1", 0,
-     1000, NULL, NULL,
+     1000, NULL,
      "passes over every local working set per round "
      "that re-optimise the restricted dual without oracle calls"},
     {NULL},
@@ -155,7 +153,8 @@ strux_status strux_solver_check_options(const strux_solver_options *opt,
     unsigned exact_caps;
     char exact_name[64];
     snprintf(exact.search, sizeof exact.search, "auto");
-    STRUX_TRY(strux_search_type_caps(&exact, task_caps, &exact_caps, exact_name, sizeof exact_name));
+    STRUX_TRY(
+        strux_search_type_caps(&exact, task_caps, &exact_caps, exact_name, sizeof exact_name));
     return check_caps(e, search_caps, search, so->type);
 }
 
@@ -163,11 +162,10 @@ int strux_solver_reads_key(const strux_solver_options *opt, const char *key)
 {
     int listed = 0;
     for (const strux_solver_entry *e = strux_solver_registry; e->name; e++)
-        for (const char *const *k = e->keys; k && *k; k++)
-            if (strcmp(*k, key) == 0) {
-                if (strcmp(e->name, opt->type) == 0) return 1;
-                listed = 1;
-            }
+        if (strux_opt_keys_contain(e->keys, key)) {
+            if (strcmp(e->name, opt->type) == 0) return 1;
+            listed = 1;
+        }
     return !listed;
 }
 
@@ -176,12 +174,10 @@ void strux_solver_key_readers(const char *key, char *buf, size_t n)
     size_t used = 0;
     buf[0] = '\0';
     for (const strux_solver_entry *e = strux_solver_registry; e->name; e++)
-        for (const char *const *k = e->keys; k && *k; k++)
-            if (strcmp(*k, key) == 0 && used < n) {
-                int w =
-                    snprintf(buf + used, n - used, "%s%s", used ? "|" : "solver.type=", e->name);
-                if (w > 0) used += (size_t)w;
-            }
+        if (strux_opt_keys_contain(e->keys, key) && used < n) {
+            int w = snprintf(buf + used, n - used, "%s%s", used ? "|" : "solver.type=", e->name);
+            if (w > 0) used += (size_t)w;
+        }
 }
 
 unsigned strux_solver_caps(const strux_solver *s)

@@ -8,35 +8,35 @@
 
 const strux_opt_spec strux_task_opt_specs[] = {
     {"task.type", STRUX_OPT_STRING, offsetof(strux_task_options, type), "multilabel", 0, 0, NULL,
-     NULL, "output structure by registry name; an unknown name lists the valid ones"},
-    {"task.tags", STRUX_OPT_STRING, offsetof(strux_task_options, tags), "", 0, 0, NULL, NULL,
+     "output structure by registry name; an unknown name lists the valid ones"},
+    {"task.tags", STRUX_OPT_STRING, offsetof(strux_task_options, tags), "", 0, 0, NULL,
      "file of `id name` lines naming the tags (0-based ids, as "
      "data.label_names); chunk tag names (every name O or X-TYPE, e.g. IOB2 B-NP, I-NP, O) "
      "enable the conlleval chunk metrics; empty: token metrics and tag ids"},
-    {"task.outside", STRUX_OPT_STRING, offsetof(strux_task_options, outside), "", 0, 0, NULL, NULL,
+    {"task.outside", STRUX_OPT_STRING, offsetof(strux_task_options, outside), "", 0, 0, NULL,
      "the outside tag, by name from task.tags or by 0-based id: the size |y| "
      "of the oracle's c term counts the tokens with another tag (slack_bicriteria.md §6 A20); "
      "empty: every token counts"},
     {"task.inference", STRUX_OPT_CHOICE, offsetof(strux_task_options, inference), "auto", 0, 0,
-     "auto|exact|lp", NULL,
+     "auto|exact|lp",
      "pairwise oracle: exact enumeration of the 2^L "
      "labelings (L <= 20), the local-polytope LP relaxation (GLPK), or auto = exact when "
      "L <= 16"},
     {"task.lp_start", STRUX_OPT_CHOICE, offsetof(strux_task_options, lp_start), "warm", 0, 0,
-     "warm|fresh", NULL,
+     "warm|fresh",
      "pairwise LP: warm restarts simplex from the last "
      "basis (fast); fresh starts every solve from the standard basis, so answers do not depend "
      "on earlier solves and -np 1, 2, 4 train identically even when LP optima are not unique"},
-    {"task.trees", STRUX_OPT_INT, offsetof(strux_task_options, trees), "10", 1, 1024, NULL, NULL,
+    {"task.trees", STRUX_OPT_INT, offsetof(strux_task_options, trees), "10", 1, 1024, NULL,
      "rta: random spanning trees n of the complete label graph (specs/rta.md §1.4); every rank "
      "draws the same trees"},
-    {"task.kbest", STRUX_OPT_INT, offsetof(strux_task_options, kbest), "4", 1, 1024, NULL, NULL,
+    {"task.kbest", STRUX_OPT_INT, offsetof(strux_task_options, kbest), "4", 1, 1024, NULL,
      "rta: K-best list depth per tree (§2.1), capped at 2^L; the ensemble argmax is certified "
      "exact when the lists reach it (§2.2)"},
     {"task.tree_seed", STRUX_OPT_INT, offsetof(strux_task_options, tree_seed), "1", 0, 9.2e18, NULL,
-     NULL, "rta: seed of the tree draws, apart from solver.seed"},
+     "rta: seed of the tree draws, apart from solver.seed"},
     {"task.tree_sampler", STRUX_OPT_CHOICE, offsetof(strux_task_options, tree_sampler), "uniform",
-     0, 0, "uniform|recursive", NULL,
+     0, 0, "uniform|recursive",
      "rta: uniform = random Prüfer sequences (uniform over spanning trees, §1.6); "
      "recursive = the reference code's random recursive trees (not uniform), for replication"},
     {NULL},
@@ -85,11 +85,10 @@ int strux_task_reads_key(const strux_task_options *opt, const char *key)
 {
     int listed = 0;
     for (const strux_task_entry *e = strux_task_registry; e->name; e++)
-        for (const char *const *k = e->keys; k && *k; k++)
-            if (strcmp(*k, key) == 0) {
-                if (strcmp(e->name, opt->type) == 0) return 1;
-                listed = 1;
-            }
+        if (strux_opt_keys_contain(e->keys, key)) {
+            if (strcmp(e->name, opt->type) == 0) return 1;
+            listed = 1;
+        }
     return !listed;
 }
 
@@ -98,11 +97,10 @@ void strux_task_key_readers(const char *key, char *buf, size_t n)
     size_t used = 0;
     buf[0] = '\0';
     for (const strux_task_entry *e = strux_task_registry; e->name; e++)
-        for (const char *const *k = e->keys; k && *k; k++)
-            if (strcmp(*k, key) == 0 && used < n) {
-                int w = snprintf(buf + used, n - used, "%s%s", used ? "|" : "task.type=", e->name);
-                if (w > 0) used += (size_t)w;
-            }
+        if (strux_opt_keys_contain(e->keys, key) && used < n) {
+            int w = snprintf(buf + used, n - used, "%s%s", used ? "|" : "task.type=", e->name);
+            if (w > 0) used += (size_t)w;
+        }
 }
 
 double strux_task_max_loss(const strux_task *t, const strux_label *truth)

@@ -41,10 +41,12 @@ static void test_alloc_counts_and_zeroes(void **state)
     int64_t calls = strux_alloc_calls();
     double *a = NULL;
     assert_strux_ok(strux_alloc_array(&a, 10, sizeof *a));
-    for (int k = 0; k < 10; k++) assert_true(a[k] == 0.0);
+    for (int k = 0; k < 10; k++)
+        assert_true(a[k] == 0.0);
     assert_int_equal(strux_alloc_bytes(), before + 10 * sizeof *a);
     assert_strux_ok(strux_realloc_array(&a, 20, sizeof *a));
-    for (int k = 10; k < 20; k++) assert_true(a[k] == 0.0);
+    for (int k = 10; k < 20; k++)
+        assert_true(a[k] == 0.0);
     assert_int_equal(strux_alloc_bytes(), before + 20 * sizeof *a);
     assert_int_equal(strux_alloc_calls(), calls + 2);
     strux_free(&a);
@@ -78,11 +80,11 @@ typedef struct opts {
 } opts;
 
 static const strux_opt_spec specs[] = {
-    {"x.s", STRUX_OPT_STRING, offsetof(opts, s), "hello", 0, 0, NULL, NULL, "s"},
-    {"x.c", STRUX_OPT_CHOICE, offsetof(opts, c), "b", 0, 0, "a|b|ccc", NULL, "c"},
-    {"x.i", STRUX_OPT_INT, offsetof(opts, i), "3", 1, 10, NULL, NULL, "i"},
-    {"x.d", STRUX_OPT_DOUBLE, offsetof(opts, d), "1e-3", 0, 1, NULL, NULL, "d"},
-    {"x.b", STRUX_OPT_BOOL, offsetof(opts, b), "yes", 0, 0, NULL, NULL, "b"},
+    {"x.s", STRUX_OPT_STRING, offsetof(opts, s), "hello", 0, 0, NULL, "s"},
+    {"x.c", STRUX_OPT_CHOICE, offsetof(opts, c), "b", 0, 0, "a|b|ccc", "c"},
+    {"x.i", STRUX_OPT_INT, offsetof(opts, i), "3", 1, 10, NULL, "i"},
+    {"x.d", STRUX_OPT_DOUBLE, offsetof(opts, d), "1e-3", 0, 1, NULL, "d"},
+    {"x.b", STRUX_OPT_BOOL, offsetof(opts, b), "yes", 0, 0, NULL, "b"},
     {NULL},
 };
 
@@ -151,7 +153,8 @@ static void test_rng_is_counter_based(void **state)
     }
     assert_close(sum / 100000, 0.0, 0.02);
     assert_close(sq / 100000, 1.0, 0.02);
-    for (int k = 0; k < 1000; k++) assert_true(strux_rng_below(&a, 7) < 7);
+    for (int k = 0; k < 1000; k++)
+        assert_true(strux_rng_below(&a, 7) < 7);
 }
 
 static void test_rng_permutation(void **state)
@@ -169,7 +172,8 @@ static void test_rng_permutation(void **state)
         seen[perm[k]]++;
         fixed += perm[k] == k;
     }
-    for (int k = 0; k < N; k++) assert_int_equal(seen[k], 1);
+    for (int k = 0; k < N; k++)
+        assert_int_equal(seen[k], 1);
     assert_true(fixed < 10); /* a uniform permutation has ~1 fixed point */
 }
 

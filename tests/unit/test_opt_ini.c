@@ -13,9 +13,9 @@ typedef struct demo_options {
 } demo_options;
 
 static const strux_opt_spec demo_specs[] = {
-    {"demo.type", STRUX_OPT_STRING, offsetof(demo_options, type), "flat", 0, 0, NULL, NULL, "t"},
-    {"demo.bias", STRUX_OPT_DOUBLE, offsetof(demo_options, bias), "1", 0, 10, NULL, NULL, "b"},
-    {"demo.depth", STRUX_OPT_INT, offsetof(demo_options, depth), "3", 1, 9, NULL, NULL, "d"},
+    {"demo.type", STRUX_OPT_STRING, offsetof(demo_options, type), "flat", 0, 0, NULL, "t"},
+    {"demo.bias", STRUX_OPT_DOUBLE, offsetof(demo_options, bias), "1", 0, 10, NULL, "b"},
+    {"demo.depth", STRUX_OPT_INT, offsetof(demo_options, depth), "3", 1, 9, NULL, "d"},
     {NULL},
 };
 
