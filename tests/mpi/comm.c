@@ -3,10 +3,10 @@
  * rank with that rank's status and message. Rank 0 prints TAP lines for the whole job. */
 #include "strux/comm.h"
 
+#include "mpi_check.h"
+
 #include <stdio.h>
 #include <string.h>
-
-static int n_test;
 
 /* strux_comm_collect sink: checks each rank's bytes (rank r sends r + 1 copies of 'a' + r) and
  * counts the ranks seen; fails on purpose at rank fail_at. */
@@ -19,22 +19,13 @@ static strux_status collect_sink(void *ctx, int rank, const void *data, size_t n
     collected *k = ctx;
     const char *p = data;
     int good = rank == k->seen && n == (size_t)rank + 1;
-    for (size_t j = 0; good && j < n; j++) good = p[j] == 'a' + rank;
+    for (size_t j = 0; good && j < n; j++)
+        good = p[j] == 'a' + rank;
     k->good += good;
     k->seen++;
     if (rank == k->fail_at)
         return strux_error_set(STRUX_ERR_IO, __FILE__, __LINE__, __func__, "sink full at %d", rank);
     return STRUX_OK;
-}
-
-/* Every rank's verdict is combined: the check passes only if it passed everywhere. */
-static void check(strux_comm *c, int ok, const char *what)
-{
-    double bad = !ok;
-    strux_comm_allreduce_max(c, &bad, 1);
-    n_test++;
-    if (strux_comm_rank(c) == 0)
-        printf("%sok %d - np %d: %s\n", bad ? "not " : "", n_test, strux_comm_size(c), what);
 }
 
 int main(int argc, char **argv)
@@ -46,23 +37,24 @@ int main(int argc, char **argv)
     double v[3] = {rank, 1.0, -rank * 0.5};
     strux_status st = strux_comm_allreduce_sum(c, v, 3);
     double n = size;
-    check(c, st == STRUX_OK && v[0] == n * (n - 1) / 2 && v[1] == n && v[2] == -n * (n - 1) / 4,
-          "allreduce_sum");
+    mpi_check(c, st == STRUX_OK && v[0] == n * (n - 1) / 2 && v[1] == n && v[2] == -n * (n - 1) / 4,
+              "allreduce_sum");
 
     int64_t iv[2] = {rank + 1, (int64_t)1 << 40};
     st = strux_comm_allreduce_sum_i64(c, iv, 2);
-    check(c, st == STRUX_OK && iv[0] == (int64_t)size * (size + 1) / 2 &&
-                 iv[1] == (int64_t)size << 40,
-          "allreduce_sum_i64");
+    mpi_check(c,
+              st == STRUX_OK && iv[0] == (int64_t)size * (size + 1) / 2 &&
+                  iv[1] == (int64_t)size << 40,
+              "allreduce_sum_i64");
 
     double mx = rank == size - 1 ? 7.5 : -1;
     st = strux_comm_allreduce_max(c, &mx, 1);
-    check(c, st == STRUX_OK && mx == 7.5, "allreduce_max");
+    mpi_check(c, st == STRUX_OK && mx == 7.5, "allreduce_max");
 
     char word[16] = "";
     if (rank == 0) snprintf(word, sizeof word, "hello");
     st = strux_comm_bcast(c, word, sizeof word, 0);
-    check(c, st == STRUX_OK && strcmp(word, "hello") == 0, "bcast");
+    mpi_check(c, st == STRUX_OK && strcmp(word, "hello") == 0, "bcast");
 
     char mine[16];
     snprintf(mine, sizeof mine, "r%d;", rank);
@@ -70,27 +62,28 @@ int main(int argc, char **argv)
     size_t n_all = 0;
     st = strux_comm_gather_bytes(c, mine, strlen(mine), 0, &all, &n_all);
     char want[128] = "";
-    for (int r = 0; r < size; r++) snprintf(want + strlen(want), sizeof want - strlen(want), "r%d;", r);
+    for (int r = 0; r < size; r++)
+        snprintf(want + strlen(want), sizeof want - strlen(want), "r%d;", r);
     int gathered = rank == 0 ? n_all == strlen(want) && memcmp(all, want, n_all) == 0
                              : all == NULL && n_all == 0;
-    check(c, st == STRUX_OK && gathered, "gather_bytes in rank order");
+    mpi_check(c, st == STRUX_OK && gathered, "gather_bytes in rank order");
     strux_free(&all);
 
     char bytes[64];
     memset(bytes, 'a' + rank, sizeof bytes);
     collected k = {0, 0, -1};
     st = strux_comm_collect(c, bytes, (size_t)rank + 1, collect_sink, &k);
-    check(c, st == STRUX_OK && (rank != 0 || (k.seen == size && k.good == size)),
-          "collect hands every rank's bytes to rank 0 in rank order");
+    mpi_check(c, st == STRUX_OK && (rank != 0 || (k.seen == size && k.good == size)),
+              "collect hands every rank's bytes to rank 0 in rank order");
     k = (collected){0, 0, 0};
     st = strux_comm_collect(c, bytes, (size_t)rank + 1, collect_sink, &k);
-    check(c, rank == 0 ? st == STRUX_ERR_IO && k.seen == 1 : st == STRUX_OK,
-          "collect: a sink failure on rank 0 is returned there and no rank hangs");
+    mpi_check(c, rank == 0 ? st == STRUX_ERR_IO && k.seen == 1 : st == STRUX_OK,
+              "collect: a sink failure on rank 0 is returned there and no rank hangs");
     st = strux_comm_agree(c, st);
-    check(c, st == STRUX_ERR_IO, "collect: the sink failure reaches every rank by agreement");
+    mpi_check(c, st == STRUX_ERR_IO, "collect: the sink failure reaches every rank by agreement");
 
     st = strux_comm_agree(c, STRUX_OK);
-    check(c, st == STRUX_OK, "agree: all succeed");
+    mpi_check(c, st == STRUX_OK, "agree: all succeed");
 
     /* the last rank fails; every rank must return its status and message */
     strux_status local = STRUX_OK;
@@ -102,10 +95,9 @@ int main(int argc, char **argv)
     if (rank == size - 1 || size == 1)
         snprintf(expect, sizeof expect, "data.svm:3: boom on rank %d", size - 1);
     else
-        snprintf(expect, sizeof expect, "rank %d: data.svm:3: boom on rank %d", size - 1,
-                 size - 1);
-    check(c, st == STRUX_ERR_INPUT && strcmp(strux_error_message(), expect) == 0,
-          "agree: one rank's failure reaches every rank");
+        snprintf(expect, sizeof expect, "rank %d: data.svm:3: boom on rank %d", size - 1, size - 1);
+    mpi_check(c, st == STRUX_ERR_INPUT && strcmp(strux_error_message(), expect) == 0,
+              "agree: one rank's failure reaches every rank");
 
     /* two ranks fail: the lowest failing rank wins */
     local = STRUX_OK;
@@ -113,9 +105,9 @@ int main(int argc, char **argv)
         local = strux_error_set(rank == size / 2 ? STRUX_ERR_IO : STRUX_ERR_NUMERIC, __FILE__,
                                 __LINE__, __func__, "failure %d", rank);
     st = strux_comm_agree(c, local);
-    check(c, st == STRUX_ERR_IO && strstr(strux_error_message(), "failure"),
-          "agree: lowest failing rank wins");
-    check(c, strux_comm_seconds(c) >= 0, "communication time is counted");
+    mpi_check(c, st == STRUX_ERR_IO && strstr(strux_error_message(), "failure"),
+              "agree: lowest failing rank wins");
+    mpi_check(c, strux_comm_seconds(c) >= 0, "communication time is counted");
     strux_comm_finalize(&c);
     return 0;
 }

@@ -8,6 +8,8 @@
 #include "strux/driver.h"
 #include "strux/io.h"
 
+#include "mpi_check.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,17 +19,6 @@
 #define TOL 1e-3      /* relative duality gap of each inner solve */
 #define STOP_OUTER 2  /* the stop comes in the third outer step ... */
 #define STOP_INNER 2  /* ... after its second epoch */
-
-static int n_test;
-
-static void check(strux_comm *c, int ok, const char *what)
-{
-    double bad = !ok;
-    strux_comm_allreduce_max(c, &bad, 1);
-    n_test++;
-    if (strux_comm_rank(c) == 0)
-        printf("%sok %d - np %d: %s\n", bad ? "not " : "", n_test, strux_comm_size(c), what);
-}
 
 /* The outer loop: λ halves after each converged solve; its state is the outer step and the
  * epochs of the current solve (for the stop), and it reports λ per epoch. */
@@ -198,7 +189,7 @@ int main(int argc, char **argv)
     run a;
     strux_status st = run_start(c, &a, lambda, 1, ckpt, NULL);
     if (st == STRUX_OK) st = strux_driver_run(a.driver);
-    check(c, st == STRUX_OK, "the outer loop runs through the driver's hooks");
+    mpi_check(c, st == STRUX_OK, "the outer loop runs through the driver's hooks");
     const strux_curve *cv = strux_driver_curve(a.driver);
     int col = strux_curve_column(cv, "outer_lambda");
     int cols_ok = col >= 0 && cv->n_rows == strux_driver_epoch(a.driver) && a.h.outer == 3;
@@ -207,7 +198,7 @@ int main(int argc, char **argv)
         cols_ok = v == lambda || v == lambda / 2 || v == lambda / 4;
     }
     cols_ok = cols_ok && cv->v[(cv->n_rows - 1) * cv->n_cols + col] == lambda / 4;
-    check(c, cols_ok, "the record has the hook's column outer_lambda, λ of every epoch");
+    mpi_check(c, cols_ok, "the record has the hook's column outer_lambda, λ of every epoch");
 
     /* the same loop stopped in the middle of its third outer step, then resumed */
     run b;
@@ -216,19 +207,19 @@ int main(int argc, char **argv)
     if (st == STRUX_OK) st = strux_driver_run(b.driver);
     int stopped =
         st == STRUX_ERR_INTERRUPTED && b.h.outer == STOP_OUTER && b.h.inner == STOP_INNER + 1;
-    check(c, stopped, "a stop in the third outer step ends the run with a checkpoint");
+    mpi_check(c, stopped, "a stop in the third outer step ends the run with a checkpoint");
     strux_error_clear();
     run_free(&b);
     st = run_start(c, &b, lambda, 1, ckpt, ckpt);
     int resumed_at = st == STRUX_OK && b.h.outer == STOP_OUTER && b.h.inner == STOP_INNER + 1;
     if (st == STRUX_OK) st = strux_driver_run(b.driver);
-    check(c, resumed_at && st == STRUX_OK,
-          "the resumed run starts at the same outer and inner step");
+    mpi_check(c, resumed_at && st == STRUX_OK,
+              "the resumed run starts at the same outer and inner step");
     double diff = st == STRUX_OK ? max_rel_diff(a.model, b.model) : INFINITY;
-    check(c,
-          diff == 0 && strux_driver_epoch(a.driver) == strux_driver_epoch(b.driver) &&
-              strux_solver_lambda(b.solver) == lambda / 4,
-          "the resumed run ends bit-identical to the uninterrupted one");
+    mpi_check(c,
+              diff == 0 && strux_driver_epoch(a.driver) == strux_driver_epoch(b.driver) &&
+                  strux_solver_lambda(b.solver) == lambda / 4,
+              "the resumed run ends bit-identical to the uninterrupted one");
     if (strux_comm_rank(c) == 0 && diff != 0) printf("# max relative difference %g\n", diff);
     run_free(&b);
 
@@ -238,8 +229,8 @@ int main(int argc, char **argv)
     st = run_start(c, &z, lambda / 2, 0, ckpt, NULL);
     if (st == STRUX_OK) st = strux_driver_solve(z.driver, TOL, 1000, &converged);
     int64_t cold = strux_driver_epoch(z.driver), warm = a.h.solve_epochs[1];
-    check(c, st == STRUX_OK && converged && warm < cold,
-          "solve(eps) after λ/2 from the warm start needs fewer epochs than from zero");
+    mpi_check(c, st == STRUX_OK && converged && warm < cold,
+              "solve(eps) after λ/2 from the warm start needs fewer epochs than from zero");
     if (strux_comm_rank(c) == 0)
         printf("# epochs per solve: %lld, %lld, %lld (warm); from zero at λ/2: %lld\n",
                (long long)a.h.solve_epochs[0], (long long)a.h.solve_epochs[1],
