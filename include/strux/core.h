@@ -174,6 +174,8 @@ strux_status strux_opt_set(const strux_opt_spec *spec, void *base, const char *t
                            const char *origin);
 /* Set every field of a table to its default. */
 strux_status strux_opt_defaults(const strux_opt_spec *specs, void *base);
+/* The shortest %g form of v (15 to 17 digits) that reads back as the same double. */
+void strux_format_double(double v, char *buf, size_t n);
 /* Write the field's value as text into buf (round-trips through strux_opt_set). */
 void strux_opt_format(const strux_opt_spec *spec, const void *base, char *buf, size_t n);
 /* Does a registry row's NULL-terminated key list (NULL: none) name key? */

@@ -106,6 +106,14 @@ strux_status strux_opt_defaults(const strux_opt_spec *specs, void *base)
     return STRUX_OK;
 }
 
+void strux_format_double(double v, char *buf, size_t n)
+{
+    for (int prec = 15; prec <= 17; prec++) {
+        snprintf(buf, n, "%.*g", prec, v);
+        if (strtod(buf, NULL) == v) return;
+    }
+}
+
 void strux_opt_format(const strux_opt_spec *spec, const void *base, char *buf, size_t n)
 {
     const char *field = (const char *)base + spec->offset;
@@ -117,13 +125,9 @@ void strux_opt_format(const strux_opt_spec *spec, const void *base, char *buf, s
     case STRUX_OPT_INT:
         snprintf(buf, n, "%" PRId64, *(const int64_t *)field);
         break;
-    case STRUX_OPT_DOUBLE: {
-        /* shortest of %.15g / %.17g that reads back to the same double */
-        double v = *(const double *)field;
-        snprintf(buf, n, "%.15g", v);
-        if (strtod(buf, NULL) != v) snprintf(buf, n, "%.17g", v);
+    case STRUX_OPT_DOUBLE:
+        strux_format_double(*(const double *)field, buf, n);
         break;
-    }
     case STRUX_OPT_BOOL:
         snprintf(buf, n, "%s", *(const int *)field ? "true" : "false");
         break;

@@ -201,15 +201,6 @@ static strux_status sb_put(strbuf *b, const char *fmt, ...)
     }
 }
 
-/* Shortest %g form that reads back as the same double. */
-static void format_number(double v, char *buf, size_t n)
-{
-    for (int prec = 15; prec <= 17; prec++) {
-        snprintf(buf, n, "%.*g", prec, v);
-        if (strtod(buf, NULL) == v) return;
-    }
-}
-
 /* ---- parser ---- */
 
 typedef struct parser {
@@ -482,7 +473,7 @@ static strux_status print_node(const struct def *f, int32_t i, strbuf *b)
     case OP_LABEL:
         return sb_put(b, "label %s", nd->sign > 0 ? "+1" : "-1");
     case OP_FEATURE:
-        format_number(nd->value, num, sizeof num);
+        strux_format_double(nd->value, num, sizeof num);
         return sb_put(b, "feature %" PRId32 " %s %s", nd->feature, cmp_text[nd->cmp], num);
     case OP_ROWS:
         return nd->str2 ? sb_put(b, "rows %s %s", nd->str, nd->str2)

@@ -583,14 +583,6 @@ done:
 
 /* ---- printer ---- */
 
-static void number(double v, char *buf, size_t n)
-{
-    for (int prec = 15; prec <= 17; prec++) {
-        snprintf(buf, n, "%.*g", prec, v);
-        if (strtod(buf, NULL) == v) return;
-    }
-}
-
 static strux_status put(char **s, size_t *len, size_t *cap, const char *a, const char *b,
                         const char *c)
 {
@@ -617,7 +609,7 @@ strux_status strux_rates_print(const strux_rates_row *row, const strux_subset_de
             if (a == 0) continue;
             if (len) st = put(&s, &len, &cap, " + ", "", "");
             if (st == STRUX_OK && a != 1) {
-                number(a, num, sizeof num);
+                strux_format_double(a, num, sizeof num);
                 st = put(&s, &len, &cap, num, "*", "");
             }
             if (st == STRUX_OK)
@@ -627,11 +619,11 @@ strux_status strux_rates_print(const strux_rates_row *row, const strux_subset_de
     }
     if (st == STRUX_OK && !len) st = put(&s, &len, &cap, "0", "", "");
     if (st == STRUX_OK && row->objective && row->c0 != 0) {
-        number(fabs(row->c0), num, sizeof num);
+        strux_format_double(fabs(row->c0), num, sizeof num);
         st = put(&s, &len, &cap, row->c0 < 0 ? " - " : " + ", num, "");
     }
     if (st == STRUX_OK && !row->objective) {
-        number(row->gamma, num, sizeof num);
+        strux_format_double(row->gamma, num, sizeof num);
         st = put(&s, &len, &cap, " <= ", num, "");
     }
     if (st != STRUX_OK) {
