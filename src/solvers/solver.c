@@ -71,28 +71,28 @@ const strux_opt_spec strux_solver_opt_specs[] = {
     {NULL},
 };
 
+/* The names of the solvers with every flag of caps (have) or with none of them (!have). */
+static const char *list_names(char *names, size_t n, unsigned caps, int have)
+{
+    names[0] = '\0';
+    for (const strux_solver_entry *e = strux_solver_registry; e->name; e++)
+        if (have ? (e->caps & caps) == caps : !(e->caps & caps)) {
+            if (names[0]) strncat(names, ", ", n - strlen(names) - 1);
+            strncat(names, e->name, n - strlen(names) - 1);
+        }
+    return names;
+}
+
 const char *strux_solver_names(unsigned caps)
 {
     static char names[512];
-    names[0] = '\0';
-    for (const strux_solver_entry *e = strux_solver_registry; e->name; e++)
-        if ((e->caps & caps) == caps) {
-            if (names[0]) strncat(names, ", ", sizeof names - strlen(names) - 1);
-            strncat(names, e->name, sizeof names - strlen(names) - 1);
-        }
-    return names;
+    return list_names(names, sizeof names, caps, 1);
 }
 
 const char *strux_solver_names_without(unsigned caps)
 {
     static char names[512];
-    names[0] = '\0';
-    for (const strux_solver_entry *e = strux_solver_registry; e->name; e++)
-        if (!(e->caps & caps)) {
-            if (names[0]) strncat(names, ", ", sizeof names - strlen(names) - 1);
-            strncat(names, e->name, sizeof names - strlen(names) - 1);
-        }
-    return names;
+    return list_names(names, sizeof names, caps, 0);
 }
 
 static strux_status find_entry(const char *type, const strux_solver_entry **out)
