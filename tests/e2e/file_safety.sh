@@ -267,7 +267,7 @@ ok $? "the other run's log is not truncated"
 # two real runs on one log: the second fails while the first is writing; the first, then stopped
 # by SIGUSR1 (mpirun forwards it; the run checkpoints and exits 0), leaves a log that parses
 "${NP[@]}" "$STRUX" train configs/yeast.ini --quiet --set solver.epochs=100000 \
-    --set output.metrics="$WORK/two.jsonl" --set output.model="$WORK/two_a.h5" \
+    --set solver.type=sgd --set output.metrics="$WORK/two.jsonl" --set output.model="$WORK/two_a.h5" \
     --set output.eval_every=0 >/dev/null 2>"$WORK/two_a.err" &
 first=$!
 for _ in $(seq 600); do
