@@ -74,6 +74,9 @@ $(BUILD)/obj/%.o: %.c $(BUILD)/config.mk
 
 $(BUILD)/obj/src/cli/train.o: $(BUILD)/gen/strux_git.h
 
+# The weight store's kernels: vectorised inner loops over contiguous rows (bench/weights.sh).
+$(BUILD)/obj/src/linalg/store_dense.o: CFLAGS_ALL += -ftree-vectorize -fno-trapping-math
+
 $(LIB): $(LIB_OBJ)
 	@mkdir -p $(@D)
 	rm -f $@ && ar rcs $@ $^

@@ -101,7 +101,7 @@ int main(int argc, char **argv)
     int64_t extra;
     die(strux_task_model_shape(t, ds, &rows, &extra));
     strux_model *w;
-    die(strux_model_create(rows, ds->dim, extra, &w));
+    die(strux_model_create(rows, ds->dim, extra, STRUX_MODEL_PLAIN, &w));
     strux_search *s[N_S] = {
         make(t, ds, "sarawagi", 1e-3, 0, 1),    make(t, ds, "bisect", 1e-3, 0, 1),
         make(t, ds, "binary", 1e-3, 0, 1),      make(t, ds, "angular", 1e-3, 0, 1),
@@ -114,7 +114,8 @@ int main(int argc, char **argv)
     strux_label *W = calloc((size_t)(ds->n_local * W_MAX), sizeof *W);
     int *n_W = calloc((size_t)ds->n_local, sizeof *n_W);
     for (int64_t k = 0; k < ds->n_local * W_MAX; k++) die(strux_label_alloc(&W[k], truth.cap, 0));
-    double *G = calloc((size_t)w->n_w, sizeof *G);
+    strux_model *G;
+    die(strux_model_create_like(w, &G));
     int brute = ds->n_labels <= 16;
     enum { MAX_G = 8 };
     int report[MAX_G], n_rep = 0; /* passes with their own table; group n_rep: all passes */
@@ -128,7 +129,7 @@ int main(int argc, char **argv)
         for (int g = 0; g < n_rep; g++)
             if (report[g] == pass) grp = g;
         for (int64_t b0 = 0; b0 < ds->n_local; b0 += BATCH) {
-            memset(G, 0, (size_t)w->n_w * sizeof *G);
+            strux_model_zero(G);
             int64_t b1 = b0 + BATCH < ds->n_local ? b0 + BATCH : ds->n_local;
             for (int64_t i = b0; i < b1; i++) {
                 die(strux_task_potentials(t, w, ds, i, &pot));
@@ -172,8 +173,8 @@ int main(int argc, char **argv)
             }
             step++;
             double eta = 1 / (lambda * (double)step);
-            for (int64_t k = 0; k < w->n_w; k++)
-                w->w[k] = (1 - eta * lambda) * w->w[k] - eta / (double)(b1 - b0) * G[k];
+            strux_model_scale(w, 1 - eta * lambda);
+            die(strux_model_axpy(-eta / (double)(b1 - b0), G, w));
         }
     }
     for (int g = 0; g <= n_rep; g++) {

@@ -1,5 +1,5 @@
 /* strux/comm.h - the distribution layer: the only module that calls MPI (STYLE.md §8). A rank sees
- * an opaque strux_comm; collectives work on dense double/int64 buffers and bytes; every collective
+ * an opaque strux_comm; collectives work on dense double/float/int64 buffers and bytes; every collective
  * that follows local, fallible work is preceded by strux_comm_agree so that one rank's failure ends
  * every rank with that rank's message instead of a hang. Time spent inside collectives is counted
  * (the comm_s metric). A binary started without mpirun is a 1-rank job. */
@@ -34,6 +34,7 @@ strux_status strux_comm_agree(strux_comm *c, strux_status local);
 
 /* In-place sums/maxima over all ranks. Collective. Buffers may exceed INT_MAX elements. */
 strux_status strux_comm_allreduce_sum(strux_comm *c, double *buf, int64_t n);
+strux_status strux_comm_allreduce_sum_float(strux_comm *c, float *buf, int64_t n);
 strux_status strux_comm_allreduce_sum_i64(strux_comm *c, int64_t *buf, int64_t n);
 strux_status strux_comm_allreduce_max(strux_comm *c, double *buf, int64_t n);
 /* Broadcast bytes from root. Collective. */

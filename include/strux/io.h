@@ -45,6 +45,7 @@ typedef struct strux_model_info {
     char version[32];    /* strux version */
     char git_commit[48]; /* "unknown" outside a git checkout */
     strux_curve curve;   /* per-epoch training curve, owned */
+    strux_precision precision; /* type of /weights on disk (output.precision; read: as stored) */
 } strux_model_info;
 
 void strux_model_info_free(strux_model_info *info);

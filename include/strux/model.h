@@ -1,45 +1,131 @@
-/* strux/model.h - the weights every task scores with (ARCHITECTURE.md §3): n_rows dense rows of
- * dim weights (one row per label, node or state) followed by n_extra free parameters (transitions,
- * pairwise potentials), all in one flat double array so solvers and collectives treat w as one
- * vector. Replicated on every rank. */
+/* strux/model.h - the weight store every task scores with (ARCHITECTURE.md §3): n_rows rows of
+ * dim weights (one row per label, node, edge labelling or state) followed by n_extra free
+ * parameters (transitions, pairwise potentials), behind kernels: nothing outside src/linalg/
+ * computes a weight's address. A row is w_k = s_k·v_k, a stored vector v_k and a per-row scale s_k,
+ * so scaling a row is O(1) and scaling the model O(n_rows + n_extra) (SGD's shrink, the hierarchy's
+ * V = U/√α). The rows are stored label-major (v[k·dim + j]) or feature-major (v[j·n_rows + k],
+ * LIBLINEAR's multi-class layout: an example touches nnz contiguous runs of n_rows), in double or
+ * float (float stores, every sum accumulates in double); the free parameters are always double.
+ * Every kernel is Not Collective; a model is replicated on every rank (the callers reduce). */
 #ifndef STRUX_MODEL_H
 #define STRUX_MODEL_H
 
-#include "strux/core.h"
+#include "strux/linalg.h"
 
-typedef struct strux_model {
-    int32_t n_rows;   /* weight rows */
-    int32_t dim;      /* features per row (bias column included) */
-    int64_t n_extra;  /* free parameters after the rows */
-    int64_t n_w;      /* n_rows·dim + n_extra */
-    double *w;        /* n_w weights */
-    int32_t free_col; /* a column left out of the regulariser in every row (model.bias = free:
-                         the bias column), or −1 */
-} strux_model;
+typedef struct strux_model strux_model;
+
+typedef enum strux_layout {
+    STRUX_LAYOUT_LABEL_MAJOR = 0,  /* row k contiguous */
+    STRUX_LAYOUT_FEATURE_MAJOR = 1 /* feature j's n_rows weights contiguous */
+} strux_layout;
+
+typedef enum strux_precision {
+    STRUX_PRECISION_DOUBLE = 0,
+    STRUX_PRECISION_FLOAT = 1 /* float stored, double accumulated */
+} strux_precision;
+
+typedef struct strux_model_kind {
+    strux_layout layout;
+    strux_precision precision;
+} strux_model_kind;
+
+/* label-major doubles: the layout of the /weights array of model files */
+#define STRUX_MODEL_PLAIN ((strux_model_kind){STRUX_LAYOUT_LABEL_MAJOR, STRUX_PRECISION_DOUBLE})
 
 /* Options of section [model]. */
 typedef struct strux_model_options {
-    char bias[STRUX_OPT_STR]; /* model.bias: none | regularised | free */
+    char bias[STRUX_OPT_STR];      /* model.bias: none | regularised | free */
+    char layout[STRUX_OPT_STR];    /* model.layout: auto | label_major | feature_major */
+    char precision[STRUX_OPT_STR]; /* model.precision: double | float */
 } strux_model_options;
 extern const strux_opt_spec strux_model_opt_specs[]; /* section [model] */
 
-strux_status strux_model_create(int32_t n_rows, int32_t dim, int64_t n_extra, strux_model **out);
+/* The kind the options ask for a model of n_rows rows (model.layout = auto: feature_major for
+ * several rows, every task scoring all rows of an example at once; label_major for one row). */
+strux_model_kind strux_model_choose_kind(const strux_model_options *o, int32_t n_rows);
+const char *strux_layout_name(strux_layout layout);
+const char *strux_precision_name(strux_precision precision);
+
+/* A zero model. STRUX_ERR_NOMEM names the bytes asked for. */
+strux_status strux_model_create(int32_t n_rows, int32_t dim, int64_t n_extra,
+                                strux_model_kind kind, strux_model **out);
+/* A zero model of m's shape, kind and free column. */
+strux_status strux_model_create_like(const strux_model *m, strux_model **out);
 void strux_model_destroy(strux_model **m);
-/* The regulariser's ||w||²: every weight but the free column's. */
+
+int32_t strux_model_n_rows(const strux_model *m);
+int32_t strux_model_dim(const strux_model *m);
+int64_t strux_model_n_extra(const strux_model *m);
+int64_t strux_model_n_w(const strux_model *m); /* n_rows·dim + n_extra */
+strux_model_kind strux_model_kind_of(const strux_model *m);
+size_t strux_model_bytes(const strux_model *m); /* storage of weights, scales and norms */
+/* A column left out of the regulariser in every row (model.bias = free: the bias column), or −1. */
+int32_t strux_model_free_col(const strux_model *m);
+void strux_model_set_free_col(strux_model *m, int32_t col);
+
+/* ---- kernels on sparse rows x_r of a CSR (columns beyond dim are ignored) ---- */
+/* out[j] = w_{k0+j}·x_r for j < n. */
+void strux_model_scores(const strux_model *m, const strux_csr *x, int64_t r, int32_t k0, int32_t n,
+                        double *out);
+/* out[j] = w_{rows[j]}·x_r for j < n. */
+void strux_model_scores_rows(const strux_model *m, const strux_csr *x, int64_t r,
+                             const int32_t *rows, int32_t n, double *out);
+/* w_{k0+j} += a·c[j]·x_r for j < n (rows with c[j] = 0 are not touched). */
+void strux_model_add(strux_model *m, const strux_csr *x, int64_t r, int32_t k0, int32_t n,
+                     double a, const double *c);
+/* w_k += c·x_r. */
+void strux_model_add_row(strux_model *m, const strux_csr *x, int64_t r, int32_t k, double c);
+/* The n_extra free parameters (dense doubles, owned by m; writable through a non-const model). */
+double *strux_model_extra(const strux_model *m);
+
+/* ---- whole rows and models ---- */
+/* ||w_k||², O(1) (kept up to date by every kernel). */
+double strux_model_row_norm2(const strux_model *m, int32_t k);
+/* The regulariser's ||w||²: every weight but the free column's, free parameters included;
+ * summed exactly from the stored values. */
 double strux_model_norm2(const strux_model *m);
+/* w_k ← a·w_k, O(1). */
+void strux_model_scale_row(strux_model *m, int32_t k, double a);
+/* w ← a·w, every weight. */
+void strux_model_scale(strux_model *m, double a);
 /* w ← a·w for every weight but the free column's (SGD's shrink). */
-void strux_model_scale_regularised(strux_model *m, double a);
-/* Copy the weights of src (same shape) into dst. */
+void strux_model_shrink(strux_model *m, double a);
+/* Column j of every row times a[j] (j < dim). */
+void strux_model_scale_cols(strux_model *m, const double *a);
+void strux_model_zero(strux_model *m);
+/* dst ← src; y += a·x; a·b. Models of one shape, any kinds (STRUX_ERR_INTERNAL otherwise). */
 strux_status strux_model_copy(strux_model *dst, const strux_model *src);
-/* Row k of the weights. */
-static inline double *strux_model_row(const strux_model *m, int32_t k)
-{
-    return m->w + (int64_t)k * m->dim;
-}
-/* The free parameters after the rows. */
-static inline double *strux_model_extra(const strux_model *m)
-{
-    return m->w + (int64_t)m->n_rows * m->dim;
-}
+strux_status strux_model_axpy(double a, const strux_model *x, strux_model *y);
+double strux_model_dot(const strux_model *a, const strux_model *b);
+/* Row k as dim dense doubles (scale applied) / set from dim doubles. */
+void strux_model_get_row(const strux_model *m, int32_t k, double *out);
+void strux_model_set_row(strux_model *m, int32_t k, const double *in);
+/* The non-zeros of row k (scale applied) in ascending column order into idx/val (room for dim);
+ * returns their count. */
+int32_t strux_model_row_nonzeros(const strux_model *m, int32_t k, int32_t *idx, double *val);
+/* Weight j of row k. */
+double strux_model_get(const strux_model *m, int32_t k, int32_t j);
+/* The first weight that is NaN or ±Inf as its flat label-major index (free parameters after the
+ * rows), or −1. */
+int64_t strux_model_find_non_finite(const strux_model *m);
+
+/* ---- storage for collectives and files (scales folded to 1 first) ---- */
+typedef struct strux_model_buffer {
+    void *v;            /* n_rows·dim stored values, in the model's layout and precision */
+    int64_t n_v;        /* n_rows·dim */
+    double *extra;      /* n_extra free parameters */
+    int64_t n_extra;
+    strux_precision precision;
+} strux_model_buffer;
+/* The stored values with every row scale folded in; after writing into them (an allreduce) call
+ * strux_model_refresh. */
+strux_model_buffer strux_model_storage(strux_model *m);
+/* Recompute the row norms after the storage was written directly. */
+void strux_model_refresh(strux_model *m);
+/* Append the weights to a blob, layout-independent: per row its scale, kept norm and stored
+ * values as doubles, then the free parameters / read them back (STRUX_ERR_INPUT naming what on a
+ * short or corrupt blob), so a checkpointed iterate resumes bit-identically. */
+strux_status strux_model_put(const strux_model *m, strux_blob *b);
+strux_status strux_model_get_blob(strux_model *m, strux_blob *b, const char *what);
 
 #endif

@@ -95,7 +95,7 @@ const char *strux_surrogate_name(const strux_search *s); /* the surrogate */
 /* Subgradient of ℓ_i at the result (§1.8): G += scale·ψ_h·Δφ_i(answer). Nothing when ψ ≤ 0. */
 strux_status strux_search_add_subgradient(const strux_search_result *r, const strux_task *t,
                                           const strux_dataset *ds, int64_t i,
-                                          const strux_label *truth, double scale, double *G);
+                                          const strux_label *truth, double scale, strux_model *G);
 /* The answer's plane ℓ_i(w') ≥ b + w'·a with a = ψ_h·Δφ_i(answer) and b = ψ − ψ_h·m
  * (slack_bicriteria.md §4: exact where ψ is affine in h, strux_search_affine), in dual-block form:
  * c += scale·coef(a) (task.h "Dual blocks"); the zero plane (nothing added, b = 0) when ψ ≤ 0. */

@@ -126,13 +126,13 @@ double strux_task_size(const strux_task *t, const strux_label *y);
 /* f(y) under the potentials. */
 double strux_task_score(const strux_task *t, const strux_pot *pot, const strux_label *y);
 strux_status strux_task_predict(const strux_task *t, const strux_pot *pot, strux_label *y);
-/* G += scale·φ(x_i, y); G has the model's layout (n_w doubles). */
+/* G += scale·φ(x_i, y) (G a model of the task's shape). */
 strux_status strux_task_add_feature(const strux_task *t, const strux_dataset *ds, int64_t i,
-                                    const strux_label *y, double scale, double *G);
+                                    const strux_label *y, double scale, strux_model *G);
 /* G += scale·(φ(x_i, y) − φ(x_i, y_i)) (slack_bicriteria.md §1.8). */
 strux_status strux_task_add_delta(const strux_task *t, const strux_dataset *ds, int64_t i,
                                   const strux_label *y, const strux_label *truth, double scale,
-                                  double *G);
+                                  strux_model *G);
 /* ---- Dual blocks (ARCHITECTURE.md §3) ----
  * Example i's share of the weights is w_i = B_i·c for a coefficient vector c of
  * strux_task_block_size() doubles: coefficient s·K + k places feature row s of the example (s < S:
@@ -154,9 +154,9 @@ void strux_task_block_max(const strux_task *t, const strux_dataset *ds, int64_t 
 strux_status strux_task_block_add_delta(const strux_task *t, const strux_dataset *ds, int64_t i,
                                         const strux_label *y, const strux_label *truth,
                                         double scale, double *c);
-/* G += scale·B_i·c (G in model layout). */
+/* G += scale·B_i·c (G a model of the task's shape). */
 void strux_task_block_apply(const strux_task *t, const strux_dataset *ds, int64_t i,
-                            const double *c, double scale, double *G);
+                            const double *c, double scale, strux_model *G);
 /* The example's Gram matrix X (S×S, row-major) into X (room for S_max² doubles). */
 void strux_task_block_gram(const strux_dataset *ds, const strux_block_shape *b, int64_t i,
                            double *X);

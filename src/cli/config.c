@@ -83,6 +83,10 @@ static const strux_opt_spec output_specs[] = {
     {"output.checkpoint_every", STRUX_OPT_INT, offsetof(strux_output_options, checkpoint_every),
      "0", 0, 1000000000, NULL,
      "write output.checkpoint every this many epochs (0: only when a signal asks the run to stop)"},
+    {"output.precision", STRUX_OPT_CHOICE, offsetof(strux_output_options, precision), "double", 0,
+     0, "double|float",
+     "the type of /weights in output.model: double, or float (IEEE 32-bit: half the file; "
+     "predictions then use the rounded weights). Checkpoints always hold doubles"},
     {NULL},
 };
 

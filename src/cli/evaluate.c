@@ -33,7 +33,7 @@ strux_read_options strux_cli_heldout_read_options(const strux_comm *comm,
     strux_read_options ro = {
         .rank = strux_comm_rank(comm),
         .n_ranks = strux_comm_size(comm),
-        .dim = m->dim - bias,
+        .dim = strux_model_dim(m) - bias,
         .n_labels = n_labels,
         .drop_above_dim = 1,
         .bias = b,

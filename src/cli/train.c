@@ -209,6 +209,8 @@ static strux_status fill_info(train_run *r)
     snprintf(in->git_commit, sizeof in->git_commit, "%s", STRUX_GIT_COMMIT);
     in->n_labels = r->train->n_labels;
     in->n_ranks = strux_comm_size(r->comm);
+    in->precision = strcmp(r->opt.output.precision, "float") == 0 ? STRUX_PRECISION_FLOAT
+                                                                  : STRUX_PRECISION_DOUBLE;
     in->seed = r->opt.solver.seed;
     STRUX_TRY(strux_config_format(&r->opt, &in->config));
     if (r->opt.data.label_names[0])
@@ -232,9 +234,10 @@ static strux_status set_up(train_run *r)
     int32_t n_rows = 0;
     int64_t n_extra = 0;
     if (st == STRUX_OK) st = strux_task_model_shape(r->task, r->train, &n_rows, &n_extra);
-    if (st == STRUX_OK) st = strux_model_create(n_rows, r->train->dim, n_extra, &r->model);
+    strux_model_kind kind = strux_model_choose_kind(&r->opt.model, n_rows);
+    if (st == STRUX_OK) st = strux_model_create(n_rows, r->train->dim, n_extra, kind, &r->model);
     if (st == STRUX_OK && strcmp(r->opt.model.bias, "free") == 0)
-        r->model->free_col = r->train->bias_col;
+        strux_model_set_free_col(r->model, r->train->bias_col);
     if (st == STRUX_OK) st = strux_search_create(&r->opt.surrogate, r->task, r->train, &r->search);
     STRUX_TRY(strux_comm_agree(r->comm, st));
     STRUX_TRY(strux_solver_create(&r->opt.solver, r->task, r->search, r->train, r->model, r->comm,
@@ -274,10 +277,13 @@ static strux_status set_up(train_run *r)
     STRUX_TRY(strux_comm_agree(r->comm, st));
     strux_log(STRUX_LOG_INFO,
               "task %s, surrogate %s (search %s), solver %s, lambda %g, %lld "
-              "weights",
+              "weights (%s, %s: %.1f MB per copy)",
               strux_task_name(r->task), strux_surrogate_name(r->search),
               strux_search_name(r->search), strux_solver_name(r->solver), so->lambda,
-              (long long)r->model->n_w);
+              (long long)strux_model_n_w(r->model),
+              strux_layout_name(strux_model_kind_of(r->model).layout),
+              strux_precision_name(strux_model_kind_of(r->model).precision),
+              (double)strux_model_bytes(r->model) / 1e6);
     return STRUX_OK;
 }
 

@@ -208,6 +208,11 @@ strux_status strux_comm_allreduce_sum(strux_comm *c, double *buf, int64_t n)
     return allreduce(c, buf, n, MPI_DOUBLE, sizeof *buf, MPI_SUM);
 }
 
+strux_status strux_comm_allreduce_sum_float(strux_comm *c, float *buf, int64_t n)
+{
+    return allreduce(c, buf, n, MPI_FLOAT, sizeof *buf, MPI_SUM);
+}
+
 strux_status strux_comm_allreduce_sum_i64(strux_comm *c, int64_t *buf, int64_t n)
 {
     return allreduce(c, buf, n, MPI_INT64_T, sizeof *buf, MPI_SUM);

@@ -1,6 +1,7 @@
 /* io/checkpoint.c - checkpoint files (docs/model-format.md "Checkpoints"): the model file of the
  * run so far, plus /checkpoint with the epoch, the rank and block counts, time and oracle calls
- * so far, the weights in training space (before data.scale is folded in), the state every rank
+ * so far, the weights in training space (before data.scale is folded in; only when they differ
+ * from the exported /weights or those are float, so the weights are stored once otherwise), the state every rank
  * shares (`shared`: the driver's hooks, the solver's global state) and one blob per data block
  * (block_<b>: the solver's and search's state of its examples), opaque bytes. Written under a
  * temporary name and renamed, so a reader never sees a partial checkpoint and the previous one
@@ -32,8 +33,9 @@ static strux_status write_head(strux_checkpoint_writer *w, const strux_model *m,
     STRUX_TRY(h5_attr_f64(w->g, "train_time_s", ck->train_s, w->path));
     STRUX_TRY(h5_attr_i64(w->g, "oracle_calls", ck->oracle_calls, w->path));
     STRUX_TRY(h5_attr_i64(w->g, "data_fingerprint", ck->data_fingerprint, w->path));
-    hsize_t n = (hsize_t)w_train->n_w;
-    STRUX_TRY(h5_write(w->g, "weights", H5T_NATIVE_DOUBLE, 1, &n, w_train->w, w->path));
+    /* exported /weights that are the training ones in double serve both */
+    if (w_train != m || info->precision != STRUX_PRECISION_DOUBLE)
+        STRUX_TRY(h5_model_write_weights(w->g, w->path, w_train, STRUX_PRECISION_DOUBLE));
     return h5_write_bytes(w->g, "shared", shared->data, shared->n, w->path);
 }
 
@@ -42,9 +44,9 @@ strux_status strux_io_checkpoint_begin(const char *path, const strux_model *m,
                                        const strux_checkpoint_info *ck, const strux_blob *shared,
                                        strux_checkpoint_writer **out)
 {
-    STRUX_CHECK(m->n_w == w_train->n_w, STRUX_ERR_INTERNAL,
-                "checkpoint weights of %lld and %lld entries", (long long)m->n_w,
-                (long long)w_train->n_w);
+    STRUX_CHECK(strux_model_n_w(m) == strux_model_n_w(w_train), STRUX_ERR_INTERNAL,
+                "checkpoint weights of %lld and %lld entries", (long long)strux_model_n_w(m),
+                (long long)strux_model_n_w(w_train));
     strux_checkpoint_writer *w;
     STRUX_TRY(strux_alloc(&w, sizeof *w));
     snprintf(w->path, sizeof w->path, "%s", path);
@@ -103,7 +105,7 @@ static strux_status read_bytes(hid_t g, const char *name, const char *path, stru
     return h5_read(g, name, H5T_NATIVE_UINT8, 0, -1, b->data + at, path);
 }
 
-static strux_status read_group(hid_t g, const char *path, strux_checkpoint_info *ck,
+static strux_status read_group(hid_t f, hid_t g, const char *path, strux_checkpoint_info *ck,
                                strux_model *w_train, strux_blob *shared)
 {
     int64_t n_ranks, n_blocks;
@@ -133,16 +135,8 @@ static strux_status read_group(hid_t g, const char *path, strux_checkpoint_info 
                 path, (long long)ck->epoch, (long long)ck->oracle_calls, ck->train_s);
     ck->n_ranks = (int32_t)n_ranks;
     ck->n_blocks = (int32_t)n_blocks;
-    int64_t len;
-    STRUX_TRY(h5_shape(g, "weights", 1, &len, path));
-    STRUX_CHECK(len == w_train->n_w, STRUX_ERR_INPUT,
-                "%s: dataset 'checkpoint/weights' has %lld entries; this run's model has %lld",
-                path, (long long)len, (long long)w_train->n_w);
-    STRUX_TRY(h5_read(g, "weights", H5T_NATIVE_DOUBLE, 0, -1, w_train->w, path));
-    for (int64_t k = 0; k < len; k++)
-        STRUX_CHECK(isfinite(w_train->w[k]), STRUX_ERR_INPUT,
-                    "%s: dataset 'checkpoint/weights' holds a non-finite value (%g) at entry %lld",
-                    path, w_train->w[k], (long long)k);
+    /* training-space weights: checkpoint/weights when they differ from the exported ones */
+    STRUX_TRY(h5_model_read_weights(h5_has(g, "weights") ? g : f, path, w_train));
     return read_bytes(g, "shared", path, shared);
 }
 
@@ -168,7 +162,7 @@ strux_status strux_io_checkpoint_read(const char *path, strux_checkpoint_info *c
 {
     hid_t f, g;
     STRUX_TRY(open_group(path, &f, &g));
-    strux_status st = read_group(g, path, ck, w_train, shared);
+    strux_status st = read_group(f, g, path, ck, w_train, shared);
     H5Gclose(g);
     H5Fclose(f);
     return st;

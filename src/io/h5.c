@@ -193,15 +193,14 @@ strux_status h5_read_attr_f64(hid_t loc, const char *name, double *value, const 
     return attr_read(loc, name, H5T_NATIVE_DOUBLE, value, file);
 }
 
-strux_status h5_write(hid_t loc, const char *name, hid_t type, int rank, const hsize_t *dims,
-                      const void *data, const char *file)
+/* Dataset creation properties: chunked + deflate for large arrays, chunks of at most ~1 MiB. */
+static hid_t create_props(int rank, const hsize_t *dims)
 {
-    hid_t sp = H5Screate_simple(rank, dims, NULL);
     hid_t pl = H5Pcreate(H5P_DATASET_CREATE);
     hsize_t n = 1, chunk[2];
     for (int k = 0; k < rank; k++)
         n *= dims[k];
-    if (n >= 4096) { /* chunked + deflate for large arrays; chunks of at most ~1 MiB */
+    if (n >= 4096) {
         chunk[0] = dims[0];
         if (rank == 2) chunk[1] = dims[1];
         hsize_t per = rank == 2 ? dims[1] : 1;
@@ -212,6 +211,42 @@ strux_status h5_write(hid_t loc, const char *name, hid_t type, int rank, const h
         H5Pset_chunk(pl, rank, chunk);
         H5Pset_deflate(pl, 4);
     }
+    return pl;
+}
+
+strux_status h5_write_rows(hid_t loc, const char *name, hid_t type, int64_t n_rows, int64_t dim,
+                           h5_rows_fn fill, const void *ctx, const char *file)
+{
+    hsize_t dims[2] = {(hsize_t)n_rows, (hsize_t)dim};
+    hsize_t block = dim > 0 && dim < (1 << 17) ? (hsize_t)((1 << 17) / dim) : 1;
+    double *buf = NULL;
+    STRUX_TRY(strux_alloc_array(&buf, (size_t)(block * (hsize_t)(dim ? dim : 1)), sizeof *buf));
+    hid_t sp = H5Screate_simple(2, dims, NULL), pl = create_props(2, dims);
+    hid_t d = H5Dcreate2(loc, name, type, sp, H5P_DEFAULT, pl, H5P_DEFAULT);
+    herr_t rc = d < 0 ? -1 : 0;
+    for (hsize_t r0 = 0; rc >= 0 && dim > 0 && r0 < dims[0]; r0 += block) {
+        hsize_t off[2] = {r0, 0}, cnt[2] = {dims[0] - r0 < block ? dims[0] - r0 : block, dims[1]};
+        fill(ctx, (int64_t)r0, (int64_t)cnt[0], buf);
+        hid_t ms = H5Screate_simple(2, cnt, NULL);
+        rc = H5Sselect_hyperslab(sp, H5S_SELECT_SET, off, NULL, cnt, NULL);
+        if (rc >= 0) rc = H5Dwrite(d, H5T_NATIVE_DOUBLE, ms, sp, H5P_DEFAULT, buf);
+        H5Sclose(ms);
+    }
+    if (d >= 0) H5Dclose(d);
+    H5Pclose(pl);
+    H5Sclose(sp);
+    strux_free(&buf);
+    return rc < 0 ? H5FAIL(file, "write dataset", name) : STRUX_OK;
+}
+
+strux_status h5_write(hid_t loc, const char *name, hid_t type, int rank, const hsize_t *dims,
+                      const void *data, const char *file)
+{
+    hid_t sp = H5Screate_simple(rank, dims, NULL);
+    hid_t pl = create_props(rank, dims);
+    hsize_t n = 1;
+    for (int k = 0; k < rank; k++)
+        n *= dims[k];
     hid_t d = H5Dcreate2(loc, name, type, sp, H5P_DEFAULT, pl, H5P_DEFAULT);
     herr_t rc = d < 0 ? -1 : (n ? H5Dwrite(d, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) : 0);
     if (d >= 0) H5Dclose(d);
@@ -368,4 +403,20 @@ strux_status h5_read_str_array(hid_t loc, const char *name, char ***out, int64_t
     H5Tclose(t);
     strux_free(&raw);
     return st;
+}
+
+strux_status h5_stored_precision(hid_t loc, const char *name, strux_precision *out,
+                                 const char *file)
+{
+    hid_t d = H5Dopen2(loc, name, H5P_DEFAULT);
+    if (d < 0) return H5FAIL(file, "find dataset", name);
+    hid_t t = H5Dget_type(d);
+    H5T_class_t cls = H5Tget_class(t);
+    size_t size = H5Tget_size(t);
+    H5Tclose(t);
+    H5Dclose(d);
+    STRUX_CHECK(cls == H5T_FLOAT && (size == 4 || size == 8), STRUX_ERR_INPUT,
+                "%s: dataset '%s' is not of 32- or 64-bit floating point", file, name);
+    *out = size == 4 ? STRUX_PRECISION_FLOAT : STRUX_PRECISION_DOUBLE;
+    return STRUX_OK;
 }

@@ -39,6 +39,21 @@ int h5_has(hid_t loc, const char *name);
 strux_status h5_write(hid_t loc, const char *name, hid_t type, int rank, const hsize_t *dims,
                       const void *data, const char *file);
 /* Contiguous, unfiltered 1-D byte dataset (opaque state that does not compress). */
+/* A 2-D dataset of n_rows × dim, stored as type, filled from doubles block by block: fill(ctx,
+ * r0, n, buf) writes rows [r0, r0 + n) into buf (n·dim doubles), so the array is never copied
+ * whole. */
+typedef void (*h5_rows_fn)(const void *ctx, int64_t r0, int64_t n, double *buf);
+strux_status h5_write_rows(hid_t loc, const char *name, hid_t type, int64_t n_rows, int64_t dim,
+                           h5_rows_fn fill, const void *ctx, const char *file);
+/* The precision of a floating-point dataset (32 or 64 bits; anything else is STRUX_ERR_INPUT). */
+strux_status h5_stored_precision(hid_t loc, const char *name, strux_precision *out,
+                                 const char *file);
+/* /weights (rows with scales applied, stored as precision) and /extra of m under loc / read
+ * them into m (any kind), checking their shapes against m and refusing NaN/Inf (STRUX_ERR_INPUT
+ * naming the entry). */
+strux_status h5_model_write_weights(hid_t loc, const char *path, const strux_model *m,
+                                    strux_precision precision);
+strux_status h5_model_read_weights(hid_t loc, const char *path, strux_model *m);
 strux_status h5_write_bytes(hid_t loc, const char *name, const void *data, size_t n,
                             const char *file);
 /* Dimensions of a dataset (rank ≤ 2). */

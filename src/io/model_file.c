@@ -18,6 +18,62 @@ void strux_model_info_free(strux_model_info *info)
     strux_curve_free(&info->curve);
 }
 
+/* Rows [r0, r0 + n) of the weights, scales applied (h5_rows_fn). */
+static void fill_rows(const void *ctx, int64_t r0, int64_t n, double *buf)
+{
+    const strux_model *m = ctx;
+    for (int64_t r = 0; r < n; r++)
+        strux_model_get_row(m, (int32_t)(r0 + r), buf + r * strux_model_dim(m));
+}
+
+strux_status h5_model_write_weights(hid_t loc, const char *path, const strux_model *m,
+                                    strux_precision precision)
+{
+    hid_t type = precision == STRUX_PRECISION_FLOAT ? H5T_IEEE_F32LE : H5T_IEEE_F64LE;
+    STRUX_TRY(h5_write_rows(loc, "weights", type, strux_model_n_rows(m), strux_model_dim(m),
+                            fill_rows, m, path));
+    hsize_t n_extra = (hsize_t)strux_model_n_extra(m);
+    return h5_write(loc, "extra", H5T_NATIVE_DOUBLE, 1, &n_extra, strux_model_extra(m), path);
+}
+
+strux_status h5_model_read_weights(hid_t loc, const char *path, strux_model *m)
+{
+    int64_t n_rows = strux_model_n_rows(m), dim = strux_model_dim(m),
+            n_extra = strux_model_n_extra(m), wd[2], n_stored_extra = 0;
+    STRUX_TRY(h5_shape(loc, "weights", 2, wd, path));
+    STRUX_CHECK(wd[0] == n_rows && wd[1] == dim, STRUX_ERR_INPUT,
+                "%s: dataset 'weights' is %lld x %lld; this model has %lld x %lld", path,
+                (long long)wd[0], (long long)wd[1], (long long)n_rows, (long long)dim);
+    if (n_extra > 0 || h5_has(loc, "extra"))
+        STRUX_TRY(h5_shape(loc, "extra", 1, &n_stored_extra, path));
+    STRUX_CHECK(n_stored_extra == n_extra, STRUX_ERR_INPUT,
+                "%s: dataset 'extra' has %lld entries; this model has %lld", path,
+                (long long)n_stored_extra, (long long)n_extra);
+    strux_model *plain = m;
+    if (strux_model_kind_of(m).layout != STRUX_LAYOUT_LABEL_MAJOR ||
+        strux_model_kind_of(m).precision != STRUX_PRECISION_DOUBLE)
+        STRUX_TRY(strux_model_create((int32_t)n_rows, (int32_t)dim, n_extra, STRUX_MODEL_PLAIN,
+                                     &plain));
+    strux_model_buffer b = strux_model_storage(plain); /* the file's row-major doubles */
+    strux_status st = h5_read(loc, "weights", H5T_NATIVE_DOUBLE, 0, -1, b.v, path);
+    if (st == STRUX_OK && n_extra > 0)
+        st = h5_read(loc, "extra", H5T_NATIVE_DOUBLE, 0, -1, b.extra, path);
+    strux_model_refresh(plain);
+    int64_t bad = st == STRUX_OK ? strux_model_find_non_finite(plain) : -1;
+    if (bad >= 0 && bad < n_rows * dim)
+        st = strux_error_set(STRUX_ERR_INPUT, __FILE__, __LINE__, __func__,
+                             "%s: dataset 'weights' holds a non-finite value (%g) at row %lld, "
+                             "column %lld", path, ((const double *)b.v)[bad],
+                             (long long)(bad / dim), (long long)(bad % dim));
+    else if (bad >= 0)
+        st = strux_error_set(STRUX_ERR_INPUT, __FILE__, __LINE__, __func__,
+                             "%s: dataset 'extra' holds a non-finite value (%g) at entry %lld",
+                             path, b.extra[bad - n_rows * dim], (long long)(bad - n_rows * dim));
+    if (st == STRUX_OK && plain != m) st = strux_model_copy(m, plain);
+    if (plain != m) strux_model_destroy(&plain);
+    return st;
+}
+
 strux_status h5_model_write(hid_t f, const char *path, const strux_model *m,
                             const strux_model_info *info)
 {
@@ -27,9 +83,9 @@ strux_status h5_model_write(hid_t f, const char *path, const strux_model *m,
     STRUX_TRY(h5_attr_str(f, "surrogate", info->surrogate, path));
     STRUX_TRY(h5_attr_str(f, "search", info->search, path));
     STRUX_TRY(h5_attr_str(f, "solver", info->solver, path));
-    STRUX_TRY(h5_attr_i64(f, "n_rows", m->n_rows, path));
-    STRUX_TRY(h5_attr_i64(f, "dim", m->dim, path));
-    STRUX_TRY(h5_attr_i64(f, "n_extra", m->n_extra, path));
+    STRUX_TRY(h5_attr_i64(f, "n_rows", strux_model_n_rows(m), path));
+    STRUX_TRY(h5_attr_i64(f, "dim", strux_model_dim(m), path));
+    STRUX_TRY(h5_attr_i64(f, "n_extra", strux_model_n_extra(m), path));
     STRUX_TRY(h5_attr_i64(f, "n_labels", info->n_labels, path));
     STRUX_TRY(h5_attr_str(f, "strux_version", info->version, path));
     STRUX_TRY(h5_attr_str(f, "git_commit", info->git_commit, path));
@@ -38,10 +94,7 @@ strux_status h5_model_write(hid_t f, const char *path, const strux_model *m,
     STRUX_TRY(h5_attr_i64(f, "seed", info->seed, path));
     STRUX_TRY(h5_attr_f64(f, "wall_time_s", info->wall_time_s, path));
 
-    hsize_t dims[2] = {(hsize_t)m->n_rows, (hsize_t)m->dim};
-    STRUX_TRY(h5_write(f, "weights", H5T_NATIVE_DOUBLE, 2, dims, m->w, path));
-    dims[0] = (hsize_t)m->n_extra;
-    STRUX_TRY(h5_write(f, "extra", H5T_NATIVE_DOUBLE, 1, dims, strux_model_extra(m), path));
+    STRUX_TRY(h5_model_write_weights(f, path, m, info->precision));
     STRUX_TRY(h5_write_str(f, "config", info->config ? info->config : "", path));
     if (info->label_names)
         STRUX_TRY(h5_write_str_array(f, "label_names", info->label_names, info->n_labels, path));
@@ -148,13 +201,6 @@ static strux_status check_attr_range(const char *path, const char *name, int64_t
     return STRUX_OK;
 }
 
-/* The first non-finite entry of v[0..n), or -1. */
-static int64_t first_non_finite(const double *v, int64_t n)
-{
-    for (int64_t k = 0; k < n; k++)
-        if (!isfinite(v[k])) return k;
-    return -1;
-}
 
 static strux_status read_body(hid_t f, const char *path, strux_model **m, strux_model_info *info)
 {
@@ -189,7 +235,7 @@ static strux_status read_body(hid_t f, const char *path, strux_model **m, strux_
     STRUX_TRY(check_attr_range(path, "n_labels", n_labels, 0, INT32_MAX));
     STRUX_TRY(check_attr_range(path, "n_ranks", n_ranks, 0, INT32_MAX));
     int64_t wd[2], n_stored_extra = 0;
-    STRUX_TRY(h5_shape(f, "weights", 2, wd, path));
+    STRUX_TRY(h5_shape(f, "weights", 2, wd, path)); /* attributes first: they size the model */
     STRUX_CHECK(wd[0] == n_rows, STRUX_ERR_INPUT,
                 "%s: attribute n_rows = %lld but dataset 'weights' has %lld rows", path,
                 (long long)n_rows, (long long)wd[0]);
@@ -203,18 +249,9 @@ static strux_status read_body(hid_t f, const char *path, strux_model **m, strux_
                 (long long)n_extra, (long long)n_stored_extra);
     info->n_labels = (int32_t)n_labels;
     info->n_ranks = (int32_t)n_ranks;
-    STRUX_TRY(strux_model_create((int32_t)n_rows, (int32_t)dim, n_extra, m));
-    STRUX_TRY(h5_read(f, "weights", H5T_NATIVE_DOUBLE, 0, -1, (*m)->w, path));
-    if (n_extra > 0)
-        STRUX_TRY(h5_read(f, "extra", H5T_NATIVE_DOUBLE, 0, -1, strux_model_extra(*m), path));
-    int64_t bad = first_non_finite((*m)->w, (int64_t)n_rows * dim);
-    STRUX_CHECK(bad < 0, STRUX_ERR_INPUT,
-                "%s: dataset 'weights' holds a non-finite value (%g) at row %lld, column %lld",
-                path, (*m)->w[bad], (long long)(bad / dim), (long long)(bad % dim));
-    bad = first_non_finite(strux_model_extra(*m), n_extra);
-    STRUX_CHECK(bad < 0, STRUX_ERR_INPUT,
-                "%s: dataset 'extra' holds a non-finite value (%g) at entry %lld", path,
-                strux_model_extra(*m)[bad], (long long)bad);
+    STRUX_TRY(strux_model_create((int32_t)n_rows, (int32_t)dim, n_extra, STRUX_MODEL_PLAIN, m));
+    STRUX_TRY(h5_stored_precision(f, "weights", &info->precision, path));
+    STRUX_TRY(h5_model_read_weights(f, path, *m));
     STRUX_TRY(h5_read_str(f, "config", &info->config, path));
     if (h5_has(f, "label_names"))
         STRUX_TRY(h5_read_str_array(f, "label_names", &info->label_names, n_labels, path));

@@ -1,8 +1,12 @@
-/* linalg/model.c - life cycle and whole-vector operations of strux_model (strux/model.h). */
+/* linalg/model.c - the weight store (strux/model.h): life cycle, the row scales, and the public
+ * kernels over the dense stores of store_dense.c. Scores and additions fold the row scale into
+ * the coefficients (w_k·x = s_k·(v_k·x); w_k += c·x is v_k += (c/s_k)·x), so scaling a row only
+ * changes s_k; a scale that leaves [1e-100, 1e100] is folded into its row's stored values. */
 #include "strux/model.h"
 
-#include "strux/linalg.h"
+#include "model_impl.h"
 
+#include <math.h>
 #include <stddef.h>
 #include <string.h>
 
@@ -13,10 +17,45 @@ const strux_opt_spec strux_model_opt_specs[] = {
      "feature's weights are regularised like the others, LIBLINEAR's -B), free (the data.bias "
      "feature's weights are left out of the regulariser (λ/2)||w||²; solvers with the flag "
      "free_bias: sgd)"},
+    {"model.layout", STRUX_OPT_CHOICE, offsetof(strux_model_options, layout), "auto", 0, 0,
+     "auto|label_major|feature_major",
+     "how the weight rows are stored: label_major (each row contiguous), feature_major (each "
+     "feature's weights of all rows contiguous, LIBLINEAR's layout: an example touches one run "
+     "of rows per non-zero), auto (feature_major for models of several rows; the choice and its "
+     "bytes are logged)"},
+    {"model.precision", STRUX_OPT_CHOICE, offsetof(strux_model_options, precision), "double", 0,
+     0, "double|float",
+     "the stored weights: double, or float (half the memory and traffic; every sum still "
+     "accumulates in double)"},
     {NULL},
 };
 
-strux_status strux_model_create(int32_t n_rows, int32_t dim, int64_t n_extra, strux_model **out)
+strux_model_kind strux_model_choose_kind(const strux_model_options *o, int32_t n_rows)
+{
+    strux_model_kind kind = STRUX_MODEL_PLAIN;
+    if (!strcmp(o->layout, "feature_major") || (!strcmp(o->layout, "auto") && n_rows > 1))
+        kind.layout = STRUX_LAYOUT_FEATURE_MAJOR;
+    if (!strcmp(o->precision, "float")) kind.precision = STRUX_PRECISION_FLOAT;
+    return kind;
+}
+
+const char *strux_layout_name(strux_layout layout)
+{
+    return layout == STRUX_LAYOUT_FEATURE_MAJOR ? "feature_major" : "label_major";
+}
+
+const char *strux_precision_name(strux_precision precision)
+{
+    return precision == STRUX_PRECISION_FLOAT ? "float" : "double";
+}
+
+static size_t value_size(strux_model_kind kind)
+{
+    return kind.precision == STRUX_PRECISION_FLOAT ? sizeof(float) : sizeof(double);
+}
+
+strux_status strux_model_create(int32_t n_rows, int32_t dim, int64_t n_extra,
+                                strux_model_kind kind, strux_model **out)
 {
     STRUX_CHECK(n_rows >= 0 && dim >= 0 && n_extra >= 0, STRUX_ERR_INTERNAL,
                 "model shape %d x %d + %lld is negative", n_rows, dim, (long long)n_extra);
@@ -25,55 +64,371 @@ strux_status strux_model_create(int32_t n_rows, int32_t dim, int64_t n_extra, st
     m->n_rows = n_rows;
     m->dim = dim;
     m->n_extra = n_extra;
-    m->n_w = (int64_t)n_rows * dim + n_extra;
+    m->kind = kind;
     m->free_col = -1;
-    strux_status st = strux_alloc_array(&m->w, (size_t)m->n_w, sizeof *m->w);
+    int64_t n_v = (int64_t)n_rows * dim, n_scratch = n_rows > dim ? n_rows : dim;
+    strux_status st = strux_alloc_array(&m->v, (size_t)n_v + 1, value_size(kind));
+    if (st == STRUX_OK) st = strux_alloc_array(&m->s, (size_t)n_rows + 1, sizeof *m->s);
+    if (st == STRUX_OK) st = strux_alloc_array(&m->nrm, (size_t)n_rows + 1, sizeof *m->nrm);
+    if (st == STRUX_OK) st = strux_alloc_array(&m->extra, (size_t)n_extra + 1, sizeof *m->extra);
+    if (st == STRUX_OK)
+        st = strux_alloc_array(&m->scratch, (size_t)n_scratch + 1, sizeof *m->scratch);
+    if (st == STRUX_OK) st = strux_alloc_array(&m->list, (size_t)n_rows + 1, sizeof *m->list);
     if (st != STRUX_OK) {
-        strux_free(&m);
+        strux_model_destroy(&m);
         return strux_error_frame(st, __FILE__, __LINE__, __func__);
     }
+    for (int32_t k = 0; k < n_rows; k++)
+        m->s[k] = 1;
     *out = m;
+    return STRUX_OK;
+}
+
+strux_status strux_model_create_like(const strux_model *m, strux_model **out)
+{
+    STRUX_TRY(strux_model_create(m->n_rows, m->dim, m->n_extra, m->kind, out));
+    (*out)->free_col = m->free_col;
     return STRUX_OK;
 }
 
 void strux_model_destroy(strux_model **m)
 {
     if (!*m) return;
-    strux_free(&(*m)->w);
+    strux_free(&(*m)->v);
+    strux_free(&(*m)->s);
+    strux_free(&(*m)->nrm);
+    strux_free(&(*m)->extra);
+    strux_free(&(*m)->scratch);
+    strux_free(&(*m)->list);
     strux_free(m);
+}
+
+int32_t strux_model_n_rows(const strux_model *m) { return m->n_rows; }
+int32_t strux_model_dim(const strux_model *m) { return m->dim; }
+int64_t strux_model_n_extra(const strux_model *m) { return m->n_extra; }
+int64_t strux_model_n_w(const strux_model *m) { return (int64_t)m->n_rows * m->dim + m->n_extra; }
+strux_model_kind strux_model_kind_of(const strux_model *m) { return m->kind; }
+int32_t strux_model_free_col(const strux_model *m) { return m->free_col; }
+void strux_model_set_free_col(strux_model *m, int32_t col) { m->free_col = col; }
+
+size_t strux_model_bytes(const strux_model *m)
+{
+    return (size_t)((int64_t)m->n_rows * m->dim) * value_size(m->kind) +
+           (size_t)m->n_rows * (2 * sizeof(double) + sizeof(int32_t)) +
+           (size_t)m->n_extra * sizeof(double);
+}
+
+double *strux_model_extra(const strux_model *m) { return m->extra; }
+
+/* ---- row scales ---- */
+
+/* Fold every row scale into its stored values (s = 1 after). */
+static void fold_all(strux_model *m)
+{
+    int any = 0;
+    for (int32_t k = 0; k < m->n_rows; k++)
+        any |= m->s[k] != 1;
+    if (!any) return;
+    strux_store_scale_rows(m, m->s);
+    for (int32_t k = 0; k < m->n_rows; k++)
+        m->s[k] = 1;
+}
+
+/* Fold row k's scale when it leaves [1/STRUX_SCALE_FOLD, STRUX_SCALE_FOLD]. */
+static void keep_scale(strux_model *m, int32_t k)
+{
+    double a = fabs(m->s[k]);
+    if (a >= 1 / STRUX_SCALE_FOLD && a <= STRUX_SCALE_FOLD) return;
+    double *f = m->scratch; /* n_rows ≤ scratch length */
+    for (int32_t q = 0; q < m->n_rows; q++)
+        f[q] = 1;
+    f[k] = m->s[k];
+    strux_store_scale_rows(m, f);
+    m->s[k] = 1;
+}
+
+static void zero_row(strux_model *m, int32_t k)
+{
+    for (int32_t j = 0; j < m->dim; j++)
+        strux_store_put(m, k, j, 0);
+    m->s[k] = 1;
+    m->nrm[k] = 0;
+}
+
+/* ---- kernels ---- */
+
+void strux_model_scores(const strux_model *m, const strux_csr *x, int64_t r, int32_t k0, int32_t n,
+                        double *out)
+{
+    strux_store_scores(m, x, r, k0, n, NULL, out);
+    for (int32_t q = 0; q < n; q++)
+        out[q] *= m->s[k0 + q];
+}
+
+void strux_model_scores_rows(const strux_model *m, const strux_csr *x, int64_t r,
+                             const int32_t *rows, int32_t n, double *out)
+{
+    strux_store_scores(m, x, r, 0, n, rows, out);
+    for (int32_t q = 0; q < n; q++)
+        out[q] *= m->s[rows[q]];
+}
+
+void strux_model_add(strux_model *m, const strux_csr *x, int64_t r, int32_t k0, int32_t n,
+                     double a, const double *c)
+{
+    int32_t n_list = 0;
+    if (a == 0) return;
+    for (int32_t q = 0; q < n; q++)
+        if (c[q] != 0) {
+            m->list[n_list] = k0 + q;
+            m->scratch[n_list++] = a * c[q] / m->s[k0 + q];
+        }
+    if (n_list) strux_store_add(m, x, r, n_list, m->list, m->scratch);
+}
+
+void strux_model_add_row(strux_model *m, const strux_csr *x, int64_t r, int32_t k, double c)
+{
+    if (c == 0) return;
+    double cs = c / m->s[k];
+    strux_store_add(m, x, r, 1, &k, &cs);
+}
+
+double strux_model_row_norm2(const strux_model *m, int32_t k)
+{
+    return m->s[k] * m->s[k] * m->nrm[k];
 }
 
 double strux_model_norm2(const strux_model *m)
 {
-    double sum = strux_nrm2sq(m->n_w, m->w);
+    double sum = 0, *c = m->scratch; /* exact from the stored values: c_k = s_k² */
+    for (int64_t q = 0; q < m->n_extra; q++)
+        sum += m->extra[q] * m->extra[q];
+    for (int32_t k = 0; k < m->n_rows; k++)
+        c[k] = m->s[k] * m->s[k];
+    sum += strux_store_dot(m, m, c);
     if (m->free_col >= 0)
         for (int32_t k = 0; k < m->n_rows; k++) {
-            double b = m->w[(int64_t)k * m->dim + m->free_col];
+            double b = strux_model_get(m, k, m->free_col);
             sum -= b * b;
         }
     return sum;
 }
 
-void strux_model_scale_regularised(strux_model *m, double a)
+void strux_model_scale_row(strux_model *m, int32_t k, double a)
 {
-    if (m->free_col < 0) {
-        strux_scal(m->n_w, a, m->w);
+    if (a == 0) {
+        zero_row(m, k);
+        return;
+    }
+    m->s[k] *= a;
+    keep_scale(m, k);
+}
+
+void strux_model_scale(strux_model *m, double a)
+{
+    for (int32_t k = 0; k < m->n_rows; k++)
+        strux_model_scale_row(m, k, a);
+    for (int64_t q = 0; q < m->n_extra; q++)
+        m->extra[q] *= a;
+}
+
+void strux_model_shrink(strux_model *m, double a)
+{
+    int32_t fc = m->free_col;
+    if (fc < 0) {
+        strux_model_scale(m, a);
         return;
     }
     for (int32_t k = 0; k < m->n_rows; k++) {
-        double *row = m->w + (int64_t)k * m->dim, b = row[m->free_col];
-        strux_scal(m->dim, a, row);
-        row[m->free_col] = b;
+        double b = strux_model_get(m, k, fc);
+        strux_model_scale_row(m, k, a);
+        double old = strux_store_get(m, k, fc), now = b / m->s[k]; /* b keeps its value */
+        strux_store_put(m, k, fc, now);
+        now = strux_store_get(m, k, fc);
+        m->nrm[k] += now * now - old * old;
     }
-    strux_scal(m->n_extra, a, m->w + (int64_t)m->n_rows * m->dim);
+    for (int64_t q = 0; q < m->n_extra; q++)
+        m->extra[q] *= a;
+}
+
+void strux_model_scale_cols(strux_model *m, const double *a)
+{
+    fold_all(m);
+    for (int32_t k = 0; k < m->n_rows; k++)
+        for (int32_t j = 0; j < m->dim; j++)
+            if (a[j] != 1) strux_store_put(m, k, j, a[j] * strux_store_get(m, k, j));
+    strux_store_norms(m);
+}
+
+void strux_model_zero(strux_model *m)
+{
+    memset(m->v, 0, (size_t)((int64_t)m->n_rows * m->dim) * value_size(m->kind));
+    memset(m->extra, 0, (size_t)m->n_extra * sizeof *m->extra);
+    for (int32_t k = 0; k < m->n_rows; k++) {
+        m->s[k] = 1;
+        m->nrm[k] = 0;
+    }
+}
+
+static strux_status same_shape(const strux_model *a, const strux_model *b, const char *what)
+{
+    STRUX_CHECK(a->n_rows == b->n_rows && a->dim == b->dim && a->n_extra == b->n_extra,
+                STRUX_ERR_INTERNAL, "model %s between shapes %d x %d + %lld and %d x %d + %lld",
+                what, a->n_rows, a->dim, (long long)a->n_extra, b->n_rows, b->dim,
+                (long long)b->n_extra);
+    return STRUX_OK;
+}
+
+static int same_kind(const strux_model *a, const strux_model *b)
+{
+    return a->kind.layout == b->kind.layout && a->kind.precision == b->kind.precision;
 }
 
 strux_status strux_model_copy(strux_model *dst, const strux_model *src)
 {
-    STRUX_CHECK(dst->n_rows == src->n_rows && dst->dim == src->dim && dst->n_extra == src->n_extra,
-                STRUX_ERR_INTERNAL, "model copy between shapes %d x %d + %lld and %d x %d + %lld",
-                src->n_rows, src->dim, (long long)src->n_extra, dst->n_rows, dst->dim,
-                (long long)dst->n_extra);
-    memcpy(dst->w, src->w, (size_t)src->n_w * sizeof *src->w);
+    STRUX_TRY(same_shape(dst, src, "copy"));
+    if (dst == src) return STRUX_OK;
+    memcpy(dst->extra, src->extra, (size_t)src->n_extra * sizeof *src->extra);
+    if (same_kind(dst, src)) {
+        memcpy(dst->v, src->v, (size_t)((int64_t)src->n_rows * src->dim) * value_size(src->kind));
+        memcpy(dst->s, src->s, (size_t)src->n_rows * sizeof *src->s);
+        memcpy(dst->nrm, src->nrm, (size_t)src->n_rows * sizeof *src->nrm);
+        return STRUX_OK;
+    }
+    for (int32_t k = 0; k < src->n_rows; k++) {
+        for (int32_t j = 0; j < src->dim; j++)
+            strux_store_put(dst, k, j, strux_store_get(src, k, j));
+        dst->s[k] = src->s[k];
+    }
+    strux_store_norms(dst);
     return STRUX_OK;
+}
+
+strux_status strux_model_axpy(double a, const strux_model *x, strux_model *y)
+{
+    STRUX_TRY(same_shape(x, y, "axpy"));
+    for (int64_t q = 0; q < x->n_extra; q++)
+        y->extra[q] += a * x->extra[q];
+    if (a == 0) return STRUX_OK;
+    if (same_kind(x, y) && x != y) {
+        double *c = y->scratch;
+        for (int32_t k = 0; k < x->n_rows; k++)
+            c[k] = a * x->s[k] / y->s[k];
+        strux_store_axpy(x, y, c);
+        return STRUX_OK;
+    }
+    for (int32_t k = 0; k < x->n_rows; k++) {
+        double c = a * x->s[k] / y->s[k];
+        for (int32_t j = 0; j < x->dim; j++)
+            strux_store_put(y, k, j, strux_store_get(y, k, j) + c * strux_store_get(x, k, j));
+    }
+    strux_store_norms(y);
+    return STRUX_OK;
+}
+
+double strux_model_dot(const strux_model *a, const strux_model *b)
+{
+    double sum = 0;
+    for (int64_t q = 0; q < a->n_extra; q++)
+        sum += a->extra[q] * b->extra[q];
+    if (same_kind(a, b)) {
+        double *c = a->scratch;
+        for (int32_t k = 0; k < a->n_rows; k++)
+            c[k] = a->s[k] * b->s[k];
+        return sum + strux_store_dot(a, b, c);
+    }
+    for (int32_t k = 0; k < a->n_rows; k++)
+        for (int32_t j = 0; j < a->dim; j++)
+            sum += strux_model_get(a, k, j) * strux_model_get(b, k, j);
+    return sum;
+}
+
+void strux_model_get_row(const strux_model *m, int32_t k, double *out)
+{
+    for (int32_t j = 0; j < m->dim; j++)
+        out[j] = m->s[k] * strux_store_get(m, k, j);
+}
+
+void strux_model_set_row(strux_model *m, int32_t k, const double *in)
+{
+    double n2 = 0;
+    for (int32_t j = 0; j < m->dim; j++) {
+        strux_store_put(m, k, j, in[j]);
+        double v = strux_store_get(m, k, j);
+        n2 += v * v;
+    }
+    m->s[k] = 1;
+    m->nrm[k] = n2;
+}
+
+int32_t strux_model_row_nonzeros(const strux_model *m, int32_t k, int32_t *idx, double *val)
+{
+    int32_t n = 0;
+    for (int32_t j = 0; j < m->dim; j++) {
+        double v = strux_store_get(m, k, j);
+        if (v != 0) {
+            idx[n] = j;
+            val[n++] = m->s[k] * v;
+        }
+    }
+    return n;
+}
+
+double strux_model_get(const strux_model *m, int32_t k, int32_t j)
+{
+    return m->s[k] * strux_store_get(m, k, j);
+}
+
+int64_t strux_model_find_non_finite(const strux_model *m)
+{
+    int64_t q = strux_store_find_non_finite(m);
+    if (q >= 0) return q;
+    for (int64_t e = 0; e < m->n_extra; e++)
+        if (!isfinite(m->extra[e])) return (int64_t)m->n_rows * m->dim + e;
+    return -1;
+}
+
+strux_model_buffer strux_model_storage(strux_model *m)
+{
+    fold_all(m);
+    return (strux_model_buffer){.v = m->v,
+                                .n_v = (int64_t)m->n_rows * m->dim,
+                                .extra = m->extra,
+                                .n_extra = m->n_extra,
+                                .precision = m->kind.precision};
+}
+
+void strux_model_refresh(strux_model *m)
+{
+    strux_store_norms(m);
+}
+
+/* Per row: its scale, its kept norm and its stored values as doubles (exact for float), so a
+ * model read back continues bit-identically in any kind of the same precision. */
+strux_status strux_model_put(const strux_model *m, strux_blob *b)
+{
+    double *row = m->scratch; /* dim ≤ scratch length */
+    for (int32_t k = 0; k < m->n_rows; k++) {
+        for (int32_t j = 0; j < m->dim; j++)
+            row[j] = strux_store_get(m, k, j);
+        STRUX_TRY(strux_blob_put(b, &m->s[k], sizeof *m->s));
+        STRUX_TRY(strux_blob_put(b, &m->nrm[k], sizeof *m->nrm));
+        STRUX_TRY(strux_blob_put(b, row, (size_t)m->dim * sizeof *row));
+    }
+    return strux_blob_put(b, m->extra, (size_t)m->n_extra * sizeof *m->extra);
+}
+
+strux_status strux_model_get_blob(strux_model *m, strux_blob *b, const char *what)
+{
+    double *row = m->scratch;
+    for (int32_t k = 0; k < m->n_rows; k++) {
+        STRUX_TRY(strux_blob_get(b, &m->s[k], sizeof *m->s, what));
+        STRUX_TRY(strux_blob_get(b, &m->nrm[k], sizeof *m->nrm, what));
+        STRUX_TRY(strux_blob_get(b, row, (size_t)m->dim * sizeof *row, what));
+        STRUX_CHECK(isfinite(m->s[k]) && m->s[k] != 0 && isfinite(m->nrm[k]), STRUX_ERR_INPUT,
+                    "%s: row %d has scale %g and norm %g", what, k, m->s[k], m->nrm[k]);
+        for (int32_t j = 0; j < m->dim; j++)
+            strux_store_put(m, k, j, row[j]);
+    }
+    return strux_blob_get(b, m->extra, (size_t)m->n_extra * sizeof *m->extra, what);
 }

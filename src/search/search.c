@@ -263,7 +263,7 @@ const char *strux_surrogate_name(const strux_search *s)
 /* out += scale·ψ_h·Δφ_i(answer) into the weights (G) or the block coefficients (c). */
 static strux_status add_answer(const strux_search_result *r, const strux_task *t,
                                const strux_dataset *ds, int64_t i, const strux_label *truth,
-                               double scale, double *G, double *c)
+                               double scale, strux_model *G, double *c)
 {
     if (r->psi <= 0) return STRUX_OK;
     for (int v = 0; v < 2; v++) {
@@ -278,7 +278,7 @@ static strux_status add_answer(const strux_search_result *r, const strux_task *t
 
 strux_status strux_search_add_subgradient(const strux_search_result *r, const strux_task *t,
                                           const strux_dataset *ds, int64_t i,
-                                          const strux_label *truth, double scale, double *G)
+                                          const strux_label *truth, double scale, strux_model *G)
 {
     return add_answer(r, t, ds, i, truth, scale, G, NULL);
 }

@@ -71,7 +71,7 @@ strux_status strux_driver_create(const strux_driver_options *opt, const strux_dr
     d->t_start = strux_time_now();
     const strux_model *m = parts->model;
     strux_status st = STRUX_OK;
-    if (parts->col_scale) st = strux_model_create(m->n_rows, m->dim, m->n_extra, &d->exported);
+    if (parts->col_scale) st = strux_model_create_like(m, &d->exported);
     if (st != STRUX_OK) {
         strux_driver_destroy(&d);
         return strux_error_frame(st, __FILE__, __LINE__, __func__);
@@ -139,10 +139,7 @@ strux_status strux_driver_export(const strux_driver *d, strux_model *dst)
 {
     const strux_model *m = d->p.model;
     if (dst != m) STRUX_TRY(strux_model_copy(dst, m));
-    if (!d->p.col_scale) return STRUX_OK;
-    for (int32_t k = 0; k < dst->n_rows; k++)
-        for (int32_t j = 0; j < dst->dim; j++)
-            strux_model_row(dst, k)[j] *= d->p.col_scale[j];
+    if (d->p.col_scale) strux_model_scale_cols(dst, d->p.col_scale);
     return STRUX_OK;
 }
 
@@ -448,12 +445,13 @@ strux_status strux_driver_checkpoint(strux_driver *d)
                                     .oracle_calls = d->calls,
                                     .data_fingerprint = d->fingerprint};
         st = save_shared(d, &shared);
-        if (st == STRUX_OK) st = strux_model_create(m->n_rows, m->dim, m->n_extra, &exported);
-        if (st == STRUX_OK) st = strux_driver_export(d, exported);
+        /* with data.scale the exported weights differ from the training ones: both are kept */
+        if (st == STRUX_OK && d->p.col_scale) st = strux_model_create_like(m, &exported);
+        if (st == STRUX_OK && exported) st = strux_driver_export(d, exported);
         if (st == STRUX_OK) {
             strux_driver_stamp_info(d);
-            st = strux_io_checkpoint_begin(d->opt.checkpoint, exported, d->p.info, m, &ck, &shared,
-                                           &w);
+            st = strux_io_checkpoint_begin(d->opt.checkpoint, exported ? exported : m, d->p.info,
+                                           m, &ck, &shared, &w);
         }
     }
     st = strux_comm_agree(comm, st);

@@ -40,14 +40,17 @@ static strux_status dual_setup(strux_solver *s)
     STRUX_TRY(strux_alloc_array(&d->X, (size_t)S_max * (size_t)S_max + 1, sizeof *d->X));
     STRUX_TRY(strux_alloc_array(&d->perm, (size_t)ds->n_global, sizeof *d->perm));
     /* the dual starts at c = 0, so w = 0 */
-    memset(m->w, 0, (size_t)m->n_w * sizeof *m->w);
+    strux_model_zero(s->model);
     if (s->opt.weighted_average)
-        STRUX_TRY(strux_model_create(m->n_rows, m->dim, m->n_extra, &d->w));
+        STRUX_TRY(strux_model_create_like(m, &d->w));
     else
         d->w = s->model;
-    STRUX_TRY(strux_model_create(m->n_rows, m->dim, m->n_extra, &d->wl));
-    if (ds->block_hi - ds->block_lo > 1)
-        STRUX_TRY(strux_alloc_array(&d->acc, (size_t)m->n_w, sizeof *d->acc));
+    /* one data block in the whole job: its view is the iterate itself (one copy of the weights) */
+    if (d->sigma > 1)
+        STRUX_TRY(strux_model_create_like(m, &d->wl));
+    else
+        d->wl = d->w;
+    if (ds->block_hi - ds->block_lo > 1) STRUX_TRY(strux_model_create_like(m, &d->acc));
     STRUX_TRY(strux_task_pot_alloc(s->task, ds, &d->pot));
     STRUX_TRY(strux_task_label_alloc(s->task, ds, &d->truth));
     return d->method->setup ? d->method->setup(s, d) : STRUX_OK;
@@ -67,7 +70,7 @@ strux_status strux_dual_answer(strux_solver *s, dual_data *d, double xi, strux_s
 
 void strux_dual_move(strux_solver *s, dual_data *d, int64_t i, const double *dc)
 {
-    strux_task_block_apply(s->task, s->ds, i, dc, d->sigma, d->wl->w);
+    strux_task_block_apply(s->task, s->ds, i, dc, d->sigma, d->wl);
 }
 
 strux_status strux_dual_corner_step(strux_solver *s, dual_data *d, int64_t i)
@@ -119,42 +122,39 @@ static strux_status block_passes(strux_solver *s, dual_data *d, int64_t i0, int6
 }
 
 /* One round on every local block, each from the agreed w; leaves this rank's Σ Δw_k in wl (one
- * block: Δw_k = (wl − w)/σ′ in place; several: each block's added into acc, then copied). */
+ * block: Δw_k = (wl − w)/σ′ in place; several: each block's added into acc, then copied). With
+ * one block in the whole job wl is w and the passes update it directly. */
 static strux_status local_round(strux_solver *s, dual_data *d, int64_t j0, int64_t j1)
 {
     const strux_dataset *ds = s->ds;
-    int64_t n_w = d->w->n_w;
-    double *wl = d->wl->w, *w = d->w->w;
-    if (d->acc) memset(d->acc, 0, (size_t)n_w * sizeof *d->acc);
+    if (d->acc) strux_model_zero(d->acc);
     for (int32_t b = ds->block_lo; b < ds->block_hi; b++) {
-        if (d->acc) memcpy(wl, w, (size_t)n_w * sizeof *wl);
+        if (d->acc) STRUX_TRY(strux_model_copy(d->wl, d->w));
         int64_t i0, i1;
         strux_dataset_block_range(ds, b, &i0, &i1);
         STRUX_TRY(block_passes(s, d, i0, i1, j0, j1));
-        for (int64_t k = 0; k < n_w; k++)
-            wl[k] = (wl[k] - w[k]) / d->sigma;
-        if (d->acc) strux_axpy(n_w, 1.0, wl, d->acc);
+        if (d->wl == d->w) continue;
+        STRUX_TRY(strux_model_axpy(-1.0, d->w, d->wl));
+        strux_model_scale(d->wl, 1 / d->sigma);
+        if (d->acc) STRUX_TRY(strux_model_axpy(1.0, d->wl, d->acc));
     }
-    if (d->acc) memcpy(wl, d->acc, (size_t)n_w * sizeof *wl);
+    if (d->acc) STRUX_TRY(strux_model_copy(d->wl, d->acc));
     return STRUX_OK;
 }
 
 /* The CoCoA+ sync: the Δw_k of every block summed over ranks, w += ΣΔw_k, wl ← w. */
 static strux_status sync_round(strux_solver *s, dual_data *d)
 {
-    int64_t n_w = d->w->n_w;
-    double *dw = d->wl->w;
-    STRUX_TRY(strux_comm_allreduce_sum(s->comm, dw, n_w));
-    strux_axpy(n_w, 1.0, dw, d->w->w);
-    memcpy(dw, d->w->w, (size_t)n_w * sizeof *dw);
-    for (int64_t k = 0; k < n_w; k++)
-        STRUX_CHECK(isfinite(d->w->w[k]), STRUX_ERR_NUMERIC, "weight %lld is %g after epoch %lld",
-                    (long long)k, d->w->w[k], (long long)s->epoch + 1);
+    if (d->wl != d->w) {
+        STRUX_TRY(strux_solver_allreduce_model(s, d->wl));
+        STRUX_TRY(strux_model_axpy(1.0, d->wl, d->w));
+        STRUX_TRY(strux_model_copy(d->wl, d->w));
+    }
     d->rounds++;
     if (d->w != s->model) { /* w̄ ← (t·w̄ + 2·w)/(t + 2), t = rounds before this one */
         double t = (double)(d->rounds - 1);
-        strux_scal(n_w, t / (t + 2), s->model->w);
-        strux_axpy(n_w, 2 / (t + 2), d->w->w, s->model->w);
+        strux_model_scale(s->model, t / (t + 2));
+        STRUX_TRY(strux_model_axpy(2 / (t + 2), d->w, s->model));
     }
     return STRUX_OK;
 }
@@ -173,6 +173,9 @@ static strux_status dual_epoch(strux_solver *s)
         STRUX_TRY(strux_comm_agree(s->comm, local_round(s, d, j0, j1)));
         STRUX_TRY(sync_round(s, d));
     }
+    int64_t bad = strux_model_find_non_finite(d->w); /* agreed weights: every rank sees it */
+    STRUX_CHECK(bad < 0, STRUX_ERR_NUMERIC, "weight %lld is not finite after epoch %lld",
+                (long long)bad, (long long)s->epoch + 1);
     return STRUX_OK;
 }
 
@@ -196,8 +199,7 @@ static strux_status dual_save(const strux_solver *s, strux_blob *b)
 {
     const dual_data *d = s->data;
     STRUX_TRY(strux_blob_put(b, &d->rounds, sizeof d->rounds));
-    if (d->w != s->model)
-        STRUX_TRY(strux_blob_put(b, d->w->w, (size_t)d->w->n_w * sizeof *d->w->w));
+    if (d->w != s->model) STRUX_TRY(strux_model_put(d->w, b));
     return STRUX_OK;
 }
 
@@ -205,10 +207,8 @@ static strux_status dual_load(strux_solver *s, strux_blob *b)
 {
     dual_data *d = s->data;
     STRUX_TRY(strux_blob_get(b, &d->rounds, sizeof d->rounds, "rounds"));
-    if (d->w != s->model)
-        STRUX_TRY(strux_blob_get(b, d->w->w, (size_t)d->w->n_w * sizeof *d->w->w, "iterate"));
-    memcpy(d->wl->w, d->w->w, (size_t)d->w->n_w * sizeof *d->w->w);
-    return STRUX_OK;
+    if (d->w != s->model) STRUX_TRY(strux_model_get_blob(d->w, b, "iterate"));
+    return strux_model_copy(d->wl, d->w);
 }
 
 /* Checkpoint, per data block: the dual blocks and loss shares of local examples [i0, i1), then
@@ -251,9 +251,9 @@ static void dual_destroy(strux_solver *s)
     strux_free(&d->dir);
     strux_free(&d->X);
     strux_free(&d->perm);
-    strux_free(&d->acc);
+    strux_model_destroy(&d->acc);
+    if (d->wl != d->w) strux_model_destroy(&d->wl);
     if (d->w != s->model) strux_model_destroy(&d->w);
-    strux_model_destroy(&d->wl);
     strux_pot_free(&d->pot);
     strux_label_free(&d->truth);
     strux_free(&s->data);
@@ -266,9 +266,9 @@ static void dual_set_lambda(strux_solver *s, double lambda)
     dual_data *d = s->data;
     double r = s->opt.lambda / lambda;
     strux_scal(d->off[s->ds->n_local], r, d->c);
-    strux_scal(d->w->n_w, r, d->w->w);
-    strux_scal(d->wl->n_w, r, d->wl->w);
-    if (d->w != s->model) strux_scal(s->model->n_w, r, s->model->w);
+    strux_model_scale(d->w, r);
+    if (d->wl != d->w) strux_model_scale(d->wl, r);
+    if (d->w != s->model) strux_model_scale(s->model, r);
 }
 
 const struct strux_solver_ops strux_dual_ops = {

@@ -45,9 +45,9 @@ struct dual_data {
     double *c;        /* block coefficients of every local example */
     double *b;        /* loss shares b_i of the local examples */
     strux_model *w;   /* the agreed iterate: the solver's model, or its own when averaging */
-    strux_model *wl;  /* this rank's view w + σ′·Δw during a round */
+    strux_model *wl;  /* this rank's view w + σ′·Δw during a round (w itself with one block) */
     double sigma;     /* σ′ = data blocks of all ranks */
-    double *acc;      /* Σ Δw_k of this rank's blocks (only with several local blocks) */
+    strux_model *acc; /* Σ Δw_k of this rank's blocks (only with several local blocks) */
     double n;         /* W = Σ v_i: the global example count, or the sum of the loss weights */
     int64_t rounds;   /* syncs so far (weighted averaging) */
     int64_t *perm;    /* the global example order of the current pass */

@@ -18,7 +18,7 @@
 
 typedef struct sgd_data {
     strux_model *w; /* the iterate (the model receives it or its epoch average) */
-    double *G;      /* summed subgradient of the current mini-batch, model layout */
+    strux_model *G; /* summed subgradient of the current mini-batch */
     int64_t *perm;  /* this epoch's order of the global examples */
     strux_pot pot;
     strux_label truth;
@@ -31,10 +31,9 @@ static strux_status sgd_setup(strux_solver *s)
     STRUX_TRY(strux_alloc(&d, sizeof *d));
     s->data = d;
     const strux_model *m = s->model;
-    STRUX_TRY(strux_model_create(m->n_rows, m->dim, m->n_extra, &d->w));
+    STRUX_TRY(strux_model_create_like(m, &d->w));
     STRUX_TRY(strux_model_copy(d->w, m));
-    d->w->free_col = m->free_col;
-    STRUX_TRY(strux_alloc_array(&d->G, (size_t)m->n_w, sizeof *d->G));
+    STRUX_TRY(strux_model_create_like(m, &d->G));
     STRUX_TRY(strux_alloc_array(&d->perm, (size_t)s->ds->n_global, sizeof *d->perm));
     STRUX_TRY(strux_task_pot_alloc(s->task, s->ds, &d->pot));
     STRUX_TRY(strux_task_label_alloc(s->task, s->ds, &d->truth));
@@ -61,33 +60,35 @@ static strux_status batch_subgradient(strux_solver *s, sgd_data *d, int64_t b0, 
 static strux_status sgd_epoch(strux_solver *s)
 {
     sgd_data *d = s->data;
-    const int64_t n = s->ds->n_global, B = s->opt.batch, n_w = d->w->n_w;
+    const int64_t n = s->ds->n_global, B = s->opt.batch;
     const double lambda = s->opt.lambda;
     strux_rng rng;
     strux_rng_init(&rng, (uint64_t)s->opt.seed, SGD_RNG_STREAM, (uint64_t)s->epoch);
     strux_rng_permutation(&rng, d->perm, n);
-    if (s->opt.average) memset(s->model->w, 0, (size_t)n_w * sizeof *s->model->w);
+    if (s->opt.average) strux_model_zero(s->model);
     int64_t steps = 0;
     for (int64_t b0 = 0; b0 < n; b0 += B) {
         int64_t b1 = b0 + B < n ? b0 + B : n;
-        memset(d->G, 0, (size_t)n_w * sizeof *d->G);
+        strux_model_zero(d->G);
         STRUX_TRY(strux_comm_agree(s->comm, batch_subgradient(s, d, b0, b1)));
-        STRUX_TRY(strux_comm_allreduce_sum(s->comm, d->G, n_w));
+        STRUX_TRY(strux_solver_allreduce_model(s, d->G));
         d->t++;
         double eta = 1.0 / (lambda * (double)d->t);
-        strux_model_scale_regularised(d->w, 1.0 - eta * lambda);
-        strux_axpy(n_w, -eta * (double)n / (s->ds->weight_sum * (double)(b1 - b0)), d->G, d->w->w);
+        strux_model_shrink(d->w, 1.0 - eta * lambda);
+        STRUX_TRY(strux_model_axpy(-eta * (double)n / (s->ds->weight_sum * (double)(b1 - b0)),
+                                   d->G, d->w));
         steps++;
         strux_solver_progress(s, b1, n);
-        if (s->opt.average) /* running mean of this epoch's iterates */
-            for (int64_t k = 0; k < n_w; k++)
-                s->model->w[k] += (d->w->w[k] - s->model->w[k]) / (double)steps;
+        if (s->opt.average) { /* running mean of this epoch's iterates */
+            strux_model_scale(s->model, 1 - 1 / (double)steps);
+            STRUX_TRY(strux_model_axpy(1 / (double)steps, d->w, s->model));
+        }
     }
     if (!s->opt.average) STRUX_TRY(strux_model_copy(s->model, d->w));
-    for (int64_t k = 0; k < n_w; k++)
-        STRUX_CHECK(isfinite(s->model->w[k]), STRUX_ERR_NUMERIC,
-                    "weight %lld is %g after epoch %lld (lower the step: raise solver.lambda)",
-                    (long long)k, s->model->w[k], (long long)s->epoch + 1);
+    int64_t bad = strux_model_find_non_finite(s->model);
+    STRUX_CHECK(bad < 0, STRUX_ERR_NUMERIC,
+                "weight %lld is not finite after epoch %lld (lower the step: raise solver.lambda)",
+                (long long)bad, (long long)s->epoch + 1);
     return STRUX_OK;
 }
 
@@ -96,7 +97,7 @@ static void sgd_destroy(strux_solver *s)
     sgd_data *d = s->data;
     if (!d) return;
     strux_model_destroy(&d->w);
-    strux_free(&d->G);
+    strux_model_destroy(&d->G);
     strux_free(&d->perm);
     strux_pot_free(&d->pot);
     strux_label_free(&d->truth);
@@ -108,14 +109,14 @@ static strux_status sgd_save(const strux_solver *s, strux_blob *b)
 {
     const sgd_data *d = s->data;
     STRUX_TRY(strux_blob_put(b, &d->t, sizeof d->t));
-    return strux_blob_put(b, d->w->w, (size_t)d->w->n_w * sizeof *d->w->w);
+    return strux_model_put(d->w, b);
 }
 
 static strux_status sgd_load(strux_solver *s, strux_blob *b)
 {
     sgd_data *d = s->data;
     STRUX_TRY(strux_blob_get(b, &d->t, sizeof d->t, "sgd steps"));
-    return strux_blob_get(b, d->w->w, (size_t)d->w->n_w * sizeof *d->w->w, "sgd iterate");
+    return strux_model_get_blob(d->w, b, "sgd iterate");
 }
 
 static const struct strux_solver_ops sgd_ops = {

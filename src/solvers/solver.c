@@ -192,7 +192,7 @@ strux_status strux_solver_create(const strux_solver_options *opt, strux_task *t,
     const strux_solver_entry *e;
     STRUX_TRY(find_entry(opt->type, &e));
     STRUX_TRY(check_caps(e, strux_search_caps(s), strux_search_name(s), strux_surrogate_name(s)));
-    STRUX_TRY(check_bias(e, m->free_col >= 0));
+    STRUX_TRY(check_bias(e, strux_model_free_col(m) >= 0));
     strux_solver *sv;
     STRUX_TRY(strux_alloc(&sv, sizeof *sv));
     *sv = (strux_solver){.type_name = e->name,
@@ -331,5 +331,17 @@ done:
     c->dual = NAN;
     c->gap = NAN;
     STRUX_CHECK(isfinite(c->primal), STRUX_ERR_NUMERIC, "primal objective is %g", c->primal);
+    return STRUX_OK;
+}
+
+strux_status strux_solver_allreduce_model(strux_solver *s, strux_model *m)
+{
+    if (strux_comm_size(s->comm) == 1) return STRUX_OK;
+    strux_model_buffer b = strux_model_storage(m);
+    STRUX_TRY(b.precision == STRUX_PRECISION_FLOAT
+                  ? strux_comm_allreduce_sum_float(s->comm, b.v, b.n_v)
+                  : strux_comm_allreduce_sum(s->comm, b.v, b.n_v));
+    if (b.n_extra) STRUX_TRY(strux_comm_allreduce_sum(s->comm, b.extra, b.n_extra));
+    strux_model_refresh(m);
     return STRUX_OK;
 }

@@ -25,14 +25,11 @@ void strux_task_block_max(const strux_task *t, const strux_dataset *ds, int64_t 
 }
 
 void strux_task_block_apply(const strux_task *t, const strux_dataset *ds, int64_t i,
-                            const double *c, double scale, double *G)
+                            const double *c, double scale, strux_model *G)
 {
     strux_phi out = strux_task_phi(t, ds, i, G, NULL);
     for (int32_t s = 0; s < out.n_seg; s++)
-        for (int32_t k = 0; k < out.n_rows; k++) {
-            double v = c[(int64_t)s * out.n_rows + k];
-            if (v != 0) strux_phi_row(&out, s, k, scale * v);
-        }
+        strux_model_add(G, &ds->x, out.row0 + s, 0, out.n_rows, scale, c + (int64_t)s * out.n_rows);
     const double *ce = c + (int64_t)out.n_seg * out.n_rows;
     for (int64_t e = 0; e < t->n_extra; e++)
         if (ce[e] != 0) strux_phi_extra(&out, e, scale * ce[e]);

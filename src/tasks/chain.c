@@ -209,17 +209,13 @@ static strux_status chain_potentials(const strux_task *t, const strux_model *m,
     int32_t K = t->n_labels;
     int64_t r0 = ds->ex_ptr[i], T = ds->ex_ptr[i + 1] - r0;
     int64_t n_extra = (int64_t)K * K + 2 * K;
-    STRUX_CHECK(m->n_rows == K && m->dim >= ds->dim && m->n_extra == n_extra, STRUX_ERR_INTERNAL,
-                "model %d x %d + %lld does not fit %d tags x %d features", m->n_rows, m->dim,
-                (long long)m->n_extra, K, ds->dim);
     STRUX_CHECK(T * K + n_extra <= pot->cap, STRUX_ERR_INTERNAL,
                 "sequence of %lld tokens does not fit the potentials buffer", (long long)T);
     pot->i = i;
     pot->n_parts = (int32_t)T;
     pot->n_states = K;
     for (int64_t p = 0; p < T; p++)
-        for (int32_t k = 0; k < K; k++)
-            pot->s[p * K + k] = strux_spdot(&ds->x, r0 + p, strux_model_row(m, k));
+        strux_model_scores(m, &ds->x, r0 + p, 0, K, pot->s + p * K);
     memcpy(pot->s + T * K, strux_model_extra(m), (size_t)n_extra * sizeof *pot->s);
     return STRUX_OK;
 }

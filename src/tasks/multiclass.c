@@ -53,14 +53,10 @@ static strux_status mc_potentials(const strux_task *t, const strux_model *m,
                                   const strux_dataset *ds, int64_t i, strux_pot *pot)
 {
     int32_t K = t->n_labels;
-    STRUX_CHECK(m->n_rows == K && m->dim >= ds->dim, STRUX_ERR_INTERNAL,
-                "model %d x %d does not fit %d classes x %d features", m->n_rows, m->dim, K,
-                ds->dim);
     pot->i = i;
     pot->n_parts = 1;
     pot->n_states = K;
-    for (int32_t k = 0; k < K; k++)
-        pot->s[k] = strux_spdot(&ds->x, i, strux_model_row(m, k));
+    strux_model_scores(m, &ds->x, i, 0, K, pot->s);
     return STRUX_OK;
 }
 

@@ -46,14 +46,10 @@ static strux_status ml_potentials(const strux_task *t, const strux_model *m,
                                   const strux_dataset *ds, int64_t i, strux_pot *pot)
 {
     int32_t L = t->n_labels;
-    STRUX_CHECK(m->n_rows == L && m->dim >= ds->dim, STRUX_ERR_INTERNAL,
-                "model %d x %d does not fit %d labels x %d features", m->n_rows, m->dim, L,
-                ds->dim);
     pot->i = i;
     pot->n_parts = L;
     pot->n_states = 2;
-    for (int32_t k = 0; k < L; k++)
-        pot->s[k] = strux_spdot(&ds->x, i, strux_model_row(m, k));
+    strux_model_scores(m, &ds->x, i, 0, L, pot->s);
     return STRUX_OK;
 }
 

@@ -166,14 +166,10 @@ static strux_status pw_potentials(const strux_task *t, const strux_model *m,
 {
     const pw_data *d = t->data;
     int32_t L = d->L;
-    STRUX_CHECK(m->n_rows == L && m->dim >= ds->dim && m->n_extra == d->P, STRUX_ERR_INTERNAL,
-                "model %d x %d + %lld does not fit %d labels x %d features", m->n_rows, m->dim,
-                (long long)m->n_extra, L, ds->dim);
     pot->i = i;
     pot->n_parts = L;
     pot->n_states = 2;
-    for (int32_t k = 0; k < L; k++)
-        pot->s[k] = strux_spdot(&ds->x, i, strux_model_row(m, k));
+    strux_model_scores(m, &ds->x, i, 0, L, pot->s);
     memcpy(pot->s + L, strux_model_extra(m), (size_t)d->P * sizeof *pot->s);
     return STRUX_OK;
 }

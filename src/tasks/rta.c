@@ -138,14 +138,10 @@ static strux_status rta_potentials(const strux_task *t, const strux_model *m,
 {
     const rta_data *d = t->data;
     int32_t rows = 4 * d->tr->n_edges;
-    STRUX_CHECK(m->n_rows == rows && m->dim >= ds->dim, STRUX_ERR_INTERNAL,
-                "model %d x %d does not fit %d edge rows x %d features", m->n_rows, m->dim, rows,
-                ds->dim);
     pot->i = i;
     pot->n_parts = t->n_labels;
     pot->n_states = 2;
-    for (int32_t k = 0; k < rows; k++)
-        pot->s[k] = strux_spdot(&ds->x, i, strux_model_row(m, k));
+    strux_model_scores(m, &ds->x, i, 0, rows, pot->s);
     return STRUX_OK;
 }
 

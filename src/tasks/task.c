@@ -181,6 +181,12 @@ strux_status strux_task_potentials(const strux_task *t, const strux_model *m,
 {
     STRUX_CHECK(i >= 0 && i < ds->n_local, STRUX_ERR_INTERNAL, "example %lld outside [0, %lld)",
                 (long long)i, (long long)ds->n_local);
+    STRUX_CHECK(strux_model_n_rows(m) == t->n_rows && strux_model_dim(m) >= ds->dim &&
+                    strux_model_n_extra(m) == t->n_extra,
+                STRUX_ERR_INTERNAL, "model %d x %d + %lld does not fit task '%s' (%d rows + %lld) "
+                "on %d features", strux_model_n_rows(m), strux_model_dim(m),
+                (long long)strux_model_n_extra(m), t->type_name, t->n_rows, (long long)t->n_extra,
+                ds->dim);
     return t->ops->potentials(t, m, ds, i, pot);
 }
 
@@ -222,7 +228,7 @@ strux_status strux_task_predict(const strux_task *t, const strux_pot *pot, strux
     return t->ops->predict(t, pot, y);
 }
 
-strux_phi strux_task_phi(const strux_task *t, const strux_dataset *ds, int64_t i, double *G,
+strux_phi strux_task_phi(const strux_task *t, const strux_dataset *ds, int64_t i, strux_model *G,
                          double *c)
 {
     strux_phi out = {.ds = ds, .n_rows = t->n_rows, .G = G, .c = c};
@@ -242,7 +248,7 @@ static strux_status add_delta(const strux_task *t, const strux_label *y, const s
 }
 
 strux_status strux_task_add_feature(const strux_task *t, const strux_dataset *ds, int64_t i,
-                                    const strux_label *y, double scale, double *G)
+                                    const strux_label *y, double scale, strux_model *G)
 {
     STRUX_CHECK(t->n_rows > 0, STRUX_ERR_INTERNAL,
                 "task '%s': feature map used before strux_task_check", t->type_name);
@@ -252,7 +258,7 @@ strux_status strux_task_add_feature(const strux_task *t, const strux_dataset *ds
 
 strux_status strux_task_add_delta(const strux_task *t, const strux_dataset *ds, int64_t i,
                                   const strux_label *y, const strux_label *truth, double scale,
-                                  double *G)
+                                  strux_model *G)
 {
     strux_phi out = strux_task_phi(t, ds, i, G, NULL);
     return add_delta(t, y, truth, scale, &out);

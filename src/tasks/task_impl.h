@@ -6,8 +6,8 @@
 
 #include "strux/task.h"
 
-/* Where a task writes φ(x_i, y) (ARCHITECTURE.md §3, task.h "Dual blocks"): into the weights
- * (G, model layout) or into example i's block coefficients (c). A feature map is described once,
+/* Where a task writes φ(x_i, y) (ARCHITECTURE.md §3, task.h "Dual blocks"): into a model
+ * (G, through the store's kernels) or into example i's block coefficients (c). A feature map is described once,
  * by calls to strux_phi_row (feature row s of the example placed in weight row k) and
  * strux_phi_extra (free parameter e); the sink decides where the value lands. */
 typedef struct strux_phi {
@@ -15,7 +15,7 @@ typedef struct strux_phi {
     int64_t row0;            /* first feature row of the example */
     int32_t n_seg;           /* feature rows of the example (S) */
     int32_t n_rows;          /* weight rows of the model (K) */
-    double *G;               /* weights in model layout, or NULL */
+    strux_model *G;          /* a model, or NULL */
     double *c;               /* block coefficients (S·K + n_extra), or NULL */
 } strux_phi;
 
@@ -24,7 +24,7 @@ static inline void strux_phi_row(const strux_phi *out, int32_t s, int32_t k, dou
     if (out->c)
         out->c[(int64_t)s * out->n_rows + k] += v;
     else
-        strux_spaxpy(&out->ds->x, out->row0 + s, v, out->G + (int64_t)k * out->ds->dim);
+        strux_model_add_row(out->G, &out->ds->x, out->row0 + s, k, v);
 }
 
 static inline void strux_phi_extra(const strux_phi *out, int64_t e, double v)
@@ -32,7 +32,7 @@ static inline void strux_phi_extra(const strux_phi *out, int64_t e, double v)
     if (out->c)
         out->c[(int64_t)out->n_seg * out->n_rows + e] += v;
     else
-        out->G[(int64_t)out->n_rows * out->ds->dim + e] += v;
+        strux_model_extra(out->G)[e] += v;
 }
 
 struct strux_task_ops {
@@ -104,7 +104,7 @@ strux_status strux_task_create_rta(const strux_task_options *opt, strux_task *t)
 void strux_task_rta_certified(const strux_task *t, int64_t *certified, int64_t *calls);
 
 /* The sink writing example i's φ into G (weights) or c (block coefficients); one of them NULL. */
-strux_phi strux_task_phi(const strux_task *t, const strux_dataset *ds, int64_t i, double *G,
+strux_phi strux_task_phi(const strux_task *t, const strux_dataset *ds, int64_t i, strux_model *G,
                          double *c);
 
 /* ---- helpers shared by task implementations ---- */

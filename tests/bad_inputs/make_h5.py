@@ -77,6 +77,6 @@ case("ckpt_ranks_zero", ckpt, set_attr("n_ranks", np.int64(0), "checkpoint"))
 case("ckpt_epoch_negative", ckpt, set_attr("epoch", np.int64(-5), "checkpoint"))
 case("ckpt_blob_cut", ckpt, replace("checkpoint/block_0", np.zeros(10, dtype=np.uint8)))
 case("ckpt_blob_missing", ckpt, delete("checkpoint/block_0"))
-case("ckpt_weights_short", ckpt, replace("checkpoint/weights", np.zeros(5)))
-case("ckpt_weights_nan", ckpt, nan_weight("checkpoint/weights"))
+case("ckpt_weights_short", ckpt, replace("weights", np.zeros((3, 7))))  # the checkpoint holds its weights once, in /weights
+case("ckpt_weights_nan", ckpt, nan_weight("weights"))
 case("ckpt_config_bad", ckpt, replace("config", "[solver]\nlambda = banana\n"))

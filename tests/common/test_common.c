@@ -73,3 +73,29 @@ const char *test_tmpdir(void)
     }
     return dir;
 }
+
+void test_model_get_flat(const strux_model *m, double *w)
+{
+    int32_t K = strux_model_n_rows(m), D = strux_model_dim(m);
+    for (int32_t k = 0; k < K; k++)
+        strux_model_get_row(m, k, w + (int64_t)k * D);
+    memcpy(w + (int64_t)K * D, strux_model_extra(m),
+           (size_t)strux_model_n_extra(m) * sizeof *w);
+}
+
+void test_model_set_flat(strux_model *m, const double *w)
+{
+    int32_t K = strux_model_n_rows(m), D = strux_model_dim(m);
+    for (int32_t k = 0; k < K; k++)
+        strux_model_set_row(m, k, w + (int64_t)k * D);
+    memcpy(strux_model_extra(m), w + (int64_t)K * D,
+           (size_t)strux_model_n_extra(m) * sizeof *w);
+}
+
+double *test_model_flat(const strux_model *m)
+{
+    double *w = malloc((size_t)strux_model_n_w(m) * sizeof *w + 1);
+    assert_non_null(w);
+    test_model_get_flat(m, w);
+    return w;
+}

@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include "strux/core.h"
+#include "strux/model.h"
 
 /* |a − b| ≤ rtol·max(1, |a|, |b|), with both values printed on failure. */
 #define assert_close(a, b, rtol) test_assert_close((a), (b), (rtol), __FILE__, __LINE__)
@@ -30,5 +31,12 @@ const char *fixture(const char *name);
 const char *shared_data(const char *rel);
 /* A fresh temporary directory for this process (created once). */
 const char *test_tmpdir(void);
+
+/* A model's n_w weights as one flat label-major vector (rows, then the free parameters): read
+ * into / written from w. */
+void test_model_get_flat(const strux_model *m, double *w);
+void test_model_set_flat(strux_model *m, const double *w);
+/* A flat copy of m's weights (malloc'd; the caller frees). */
+double *test_model_flat(const strux_model *m);
 
 #endif

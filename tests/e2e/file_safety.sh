@@ -108,14 +108,15 @@ resume_fails() { # NAME PATTERN DESCRIPTION
         --set output.metrics= --set output.model="$WORK/resumed_$1.h5" --set output.eval_every=0
     no_leftovers "$3" "$WORK" "$WORK/resumed_$1.h5"
 }
-bad_model ckpt_nan 'w = f["checkpoint/weights"][:]; w[5] = np.nan; f["checkpoint/weights"][...] = w'
-resume_fails ckpt_nan "dataset 'checkpoint/weights' holds a non-finite value \(nan\) at entry 5" \
+# (without data.scale the checkpoint's training-space weights are its /weights: stored once)
+bad_model ckpt_nan 'w = f["weights"][:]; w[0, 5] = np.nan; f["weights"][...] = w'
+resume_fails ckpt_nan "dataset 'weights' holds a non-finite value \(nan\) at row 0, column 5" \
     "checkpoint with a NaN training-space weight"
 bad_model ckpt_short '
-w = f["checkpoint/weights"][:]
-del f["checkpoint/weights"]
-f["checkpoint/weights"] = w[:-10]'
-resume_fails ckpt_short "dataset 'checkpoint/weights' has 1446 entries; this run's model has 1456" \
+w = f["weights"][:]
+del f["weights"]
+f["weights"] = w[:, :-10]'
+resume_fails ckpt_short "attribute dim = 104 but dataset 'weights' has 94 columns" \
     "checkpoint weights shorter than the model"
 bad_model ckpt_ranks 'f["checkpoint"].attrs["n_ranks"] = np.int64(-3)'
 resume_fails ckpt_ranks "attribute checkpoint/n_ranks = -3 is outside" "checkpoint n_ranks < 1"

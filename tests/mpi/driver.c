@@ -123,7 +123,7 @@ static strux_status run_start(strux_comm *c, run *r, double lambda, int with_hoo
     int32_t rows;
     int64_t extra;
     STRUX_TRY(strux_task_model_shape(r->task, r->ds, &rows, &extra));
-    STRUX_TRY(strux_model_create(rows, r->ds->dim, extra, &r->model));
+    STRUX_TRY(strux_model_create(rows, r->ds->dim, extra, STRUX_MODEL_PLAIN, &r->model));
     strux_search_options so;
     STRUX_TRY(strux_search_options_default(&so));
     STRUX_TRY(strux_search_create(&so, r->task, r->ds, &r->search));
@@ -165,13 +165,30 @@ static strux_status run_start(strux_comm *c, run *r, double lambda, int with_hoo
     return strux_driver_start(r->driver, resume);
 }
 
+static double rel_diff(double x, double y)
+{
+    return x == y ? 0 : fabs(x - y) / fmax(1e-300, fmax(fabs(x), fabs(y)));
+}
+
+/* The largest relative difference over every weight (rows, then the free parameters); INFINITY
+ * when the models differ in shape or the row buffers cannot be allocated. */
 static double max_rel_diff(const strux_model *a, const strux_model *b)
 {
-    double worst = 0;
-    for (int64_t k = 0; k < a->n_w; k++) {
-        double d = fabs(a->w[k] - b->w[k]) / fmax(1e-300, fmax(fabs(a->w[k]), fabs(b->w[k])));
-        if (a->w[k] != b->w[k] && d > worst) worst = d;
+    int32_t K = strux_model_n_rows(a), D = strux_model_dim(a);
+    int64_t E = strux_model_n_extra(a);
+    if (K != strux_model_n_rows(b) || D != strux_model_dim(b) || E != strux_model_n_extra(b))
+        return INFINITY;
+    double worst = 0, *ra = malloc((size_t)D * sizeof *ra), *rb = malloc((size_t)D * sizeof *rb);
+    if (!ra || !rb) worst = INFINITY;
+    for (int32_t k = 0; ra && rb && k < K; k++) {
+        strux_model_get_row(a, k, ra);
+        strux_model_get_row(b, k, rb);
+        for (int32_t j = 0; j < D; j++) worst = fmax(worst, rel_diff(ra[j], rb[j]));
     }
+    const double *ea = strux_model_extra(a), *eb = strux_model_extra(b);
+    for (int64_t q = 0; q < E; q++) worst = fmax(worst, rel_diff(ea[q], eb[q]));
+    free(ra);
+    free(rb);
     return worst;
 }
 

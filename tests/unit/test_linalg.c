@@ -53,17 +53,21 @@ static void test_model(void **state)
 {
     (void)state;
     strux_model *a, *b;
-    assert_strux_ok(strux_model_create(3, 4, 2, &a));
-    assert_int_equal(a->n_w, 14);
-    for (int64_t k = 0; k < a->n_w; k++) a->w[k] = (double)k;
-    assert_true(strux_model_row(a, 2)[0] == 8.0);
+    assert_strux_ok(strux_model_create(3, 4, 2, STRUX_MODEL_PLAIN, &a));
+    assert_int_equal(strux_model_n_w(a), 14);
+    double w[14];
+    for (int64_t k = 0; k < 14; k++) w[k] = (double)k;
+    test_model_set_flat(a, w);
+    assert_true(strux_model_get(a, 2, 0) == 8.0);
     assert_true(strux_model_extra(a)[1] == 13.0);
     assert_close(strux_model_norm2(a), 13.0 * 14 * 27 / 6, 0);
-    assert_strux_ok(strux_model_create(3, 4, 2, &b));
+    assert_strux_ok(strux_model_create(3, 4, 2, STRUX_MODEL_PLAIN, &b));
     assert_strux_ok(strux_model_copy(b, a));
-    assert_memory_equal(a->w, b->w, 14 * sizeof(double));
+    double got[14];
+    test_model_get_flat(b, got);
+    assert_memory_equal(got, w, sizeof w);
     strux_model_destroy(&b);
-    assert_strux_ok(strux_model_create(3, 5, 2, &b));
+    assert_strux_ok(strux_model_create(3, 5, 2, STRUX_MODEL_PLAIN, &b));
     assert_strux_fails(strux_model_copy(b, a), STRUX_ERR_INTERNAL, "model copy between shapes");
     strux_model_destroy(&b);
     strux_model_destroy(&a);

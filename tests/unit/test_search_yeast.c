@@ -42,7 +42,7 @@ static int setup(void **state)
     if (strux_dataset_read_libsvm(shared_data("yeast/yeast_train.svm.gz"), &o, &Y->ds)) return -1;
     strux_task_options to = {.type = "multilabel"};
     if (strux_task_create(&to, &Y->t) || strux_task_check(Y->t, Y->ds)) return -1;
-    if (strux_model_create(14, Y->ds->dim, 0, &Y->w)) return -1;
+    if (strux_model_create(14, Y->ds->dim, 0, STRUX_MODEL_PLAIN, &Y->w)) return -1;
     if (strux_task_pot_alloc(Y->t, Y->ds, &Y->pot) || strux_task_label_alloc(Y->t, Y->ds, &Y->truth) ||
         strux_task_label_alloc(Y->t, Y->ds, &Y->y))
         return -1;
@@ -83,15 +83,20 @@ static strux_search *make(const char *type, const char *search, double eps, cons
 /* Weight settings: 0 zero, 1 random, 2/3 after 1/5 epochs of slack-rescaling Pegasos SGD. */
 static void set_weights(int setting)
 {
-    memset(Y->w->w, 0, (size_t)Y->w->n_w * sizeof *Y->w->w);
+    strux_model_zero(Y->w);
     if (setting == 1) {
         strux_rng r;
         strux_rng_init(&r, 9, 0, 0);
-        for (int64_t k = 0; k < Y->w->n_w; k++) Y->w->w[k] = 0.3 * strux_rng_normal(&r);
+        double *w = test_model_flat(Y->w);
+        for (int64_t k = 0; k < strux_model_n_w(Y->w); k++) w[k] = 0.3 * strux_rng_normal(&r);
+        test_model_set_flat(Y->w, w);
+        free(w);
     }
     if (setting < 2) return;
     strux_search *s = make("slack", "angular", 1e-3, "priority", 0, 0, 0);
-    double *G = calloc((size_t)Y->w->n_w, sizeof *G), lambda = 1e-2;
+    strux_model *G;
+    double lambda = 1e-2;
+    assert_strux_ok(strux_model_create_like(Y->w, &G));
     int64_t t = 0;
     for (int epoch = 0; epoch < (setting == 2 ? 1 : 5); epoch++)
         for (int64_t i = 0; i < Y->ds->n_local; i++) {
@@ -99,13 +104,13 @@ static void set_weights(int setting)
             assert_strux_ok(strux_task_truth(Y->t, Y->ds, i, &Y->truth));
             strux_search_result r;
             assert_strux_ok(strux_search_run(s, Y->t, &Y->pot, &Y->truth, &r));
-            memset(G, 0, (size_t)Y->w->n_w * sizeof *G);
+            strux_model_zero(G);
             assert_strux_ok(strux_search_add_subgradient(&r, Y->t, Y->ds, i, &Y->truth, 1, G));
             double eta = 1 / (lambda * (double)++t);
-            for (int64_t k = 0; k < Y->w->n_w; k++)
-                Y->w->w[k] = (1 - eta * lambda) * Y->w->w[k] - eta * G[k];
+            strux_model_scale(Y->w, 1 - eta * lambda);
+            assert_strux_ok(strux_model_axpy(-eta, G, Y->w));
         }
-    free(G);
+    strux_model_destroy(&G);
     strux_search_destroy(&s);
 }
 

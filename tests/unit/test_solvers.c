@@ -12,6 +12,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static strux_comm *comm;
@@ -46,7 +47,7 @@ static void run_open(run *r, const problem *p, const char *solver, strux_dataset
     int32_t rows;
     int64_t extra;
     assert_strux_ok(strux_task_model_shape(r->t, ds, &rows, &extra));
-    assert_strux_ok(strux_model_create(rows, ds->dim, extra, &r->m));
+    assert_strux_ok(strux_model_create(rows, ds->dim, extra, STRUX_MODEL_PLAIN, &r->m));
     strux_search_options so;
     assert_strux_ok(strux_search_options_default(&so));
     snprintf(so.type, sizeof so.type, "%s", p->surrogate);
@@ -145,7 +146,12 @@ static void check_round_trip(const problem *p, const char *solver, strux_dataset
         assert_strux_ok(strux_solver_epoch(a.sv));
         assert_strux_ok(strux_solver_epoch(b.sv));
     }
-    assert_memory_equal(a.m->w, b.m->w, (size_t)a.m->n_w * sizeof *a.m->w);
+    {
+        double *wa = test_model_flat(a.m), *wb = test_model_flat(b.m);
+        assert_memory_equal(wa, wb, (size_t)strux_model_n_w(a.m) * sizeof *wa);
+        free(wa);
+        free(wb);
+    }
     /* a truncated blob is refused */
     blob.pos = 0;
     blob.n /= 2;

@@ -31,10 +31,13 @@ static int setup(void **state)
     int32_t rows;
     int64_t extra;
     if (strux_task_model_shape(f->t, f->ds, &rows, &extra) || rows != K || extra != 0) return -1;
-    if (strux_model_create(rows, f->ds->dim, extra, &f->m)) return -1;
+    if (strux_model_create(rows, f->ds->dim, extra, STRUX_MODEL_PLAIN, &f->m)) return -1;
     strux_rng r;
     strux_rng_init(&r, 9, 0, 0);
-    for (int64_t k = 0; k < f->m->n_w; k++) f->m->w[k] = strux_rng_normal(&r);
+    double *w = test_model_flat(f->m);
+    for (int64_t k = 0; k < strux_model_n_w(f->m); k++) w[k] = strux_rng_normal(&r);
+    test_model_set_flat(f->m, w);
+    free(w);
     if (strux_task_pot_alloc(f->t, f->ds, &f->pot) || strux_task_label_alloc(f->t, f->ds, &f->truth) ||
         strux_task_label_alloc(f->t, f->ds, &f->y) || strux_task_label_alloc(f->t, f->ds, &f->best))
         return -1;
@@ -125,35 +128,57 @@ static void test_ban_everything(void **state)
     for (int k = 0; k < K; k++) strux_label_free(&ban[k]);
 }
 
+/* The four model kinds: w·φ = f and Δφ must hold for each. */
+static const strux_model_kind kinds[] = {
+    {STRUX_LAYOUT_LABEL_MAJOR, STRUX_PRECISION_DOUBLE},
+    {STRUX_LAYOUT_FEATURE_MAJOR, STRUX_PRECISION_DOUBLE},
+    {STRUX_LAYOUT_LABEL_MAJOR, STRUX_PRECISION_FLOAT},
+    {STRUX_LAYOUT_FEATURE_MAJOR, STRUX_PRECISION_FLOAT},
+};
+
 static void test_features_and_delta(void **state)
 {
     fixture_state *f = *state;
-    const strux_model *m = f->m;
-    double *G1 = calloc((size_t)m->n_w, sizeof *G1), *G2 = calloc((size_t)m->n_w, sizeof *G2);
-    for (int i = 0; i < N; i++) {
-        assert_strux_ok(strux_task_potentials(f->t, m, f->ds, i, &f->pot));
-        assert_strux_ok(strux_task_truth(f->t, f->ds, i, &f->truth));
-        for (int k = 0; k < K; k += 7) {
-            assert_strux_ok(strux_task_label_at(f->t, &f->pot, k, &f->y));
-            memset(G1, 0, (size_t)m->n_w * sizeof *G1);
-            assert_strux_ok(strux_task_add_feature(f->t, f->ds, i, &f->y, 1.0, G1));
-            assert_close(strux_dot(m->n_w, G1, m->w), strux_task_score(f->t, &f->pot, &f->y),
-                         1e-12);
-            assert_strux_ok(strux_task_add_feature(f->t, f->ds, i, &f->truth, -1.0, G1));
-            memset(G2, 0, (size_t)m->n_w * sizeof *G2);
-            assert_strux_ok(strux_task_add_delta(f->t, f->ds, i, &f->y, &f->truth, 1.0, G2));
-            for (int64_t j = 0; j < m->n_w; j++) assert_close(G1[j], G2[j], 1e-12);
+    double *w = test_model_flat(f->m);
+    for (size_t kd = 0; kd < sizeof kinds / sizeof *kinds; kd++) {
+        /* the fixture's weights in this kind (rounded to float by a float store) */
+        strux_model *m, *G1, *G2;
+        assert_strux_ok(strux_model_create(strux_model_n_rows(f->m), strux_model_dim(f->m),
+                                           strux_model_n_extra(f->m), kinds[kd], &m));
+        test_model_set_flat(m, w);
+        assert_strux_ok(strux_model_create_like(m, &G1));
+        assert_strux_ok(strux_model_create_like(m, &G2));
+        double tol = kinds[kd].precision == STRUX_PRECISION_FLOAT ? 1e-5 : 1e-12;
+        int64_t n_w = strux_model_n_w(m);
+        for (int i = 0; i < N; i++) {
+            assert_strux_ok(strux_task_potentials(f->t, m, f->ds, i, &f->pot));
+            assert_strux_ok(strux_task_truth(f->t, f->ds, i, &f->truth));
+            for (int k = 0; k < K; k += 7) {
+                assert_strux_ok(strux_task_label_at(f->t, &f->pot, k, &f->y));
+                strux_model_zero(G1);
+                assert_strux_ok(strux_task_add_feature(f->t, f->ds, i, &f->y, 1.0, G1));
+                assert_close(strux_model_dot(G1, m), strux_task_score(f->t, &f->pot, &f->y), tol);
+                assert_strux_ok(strux_task_add_feature(f->t, f->ds, i, &f->truth, -1.0, G1));
+                strux_model_zero(G2);
+                assert_strux_ok(strux_task_add_delta(f->t, f->ds, i, &f->y, &f->truth, 1.0, G2));
+                double *g1 = test_model_flat(G1), *g2 = test_model_flat(G2);
+                for (int64_t j = 0; j < n_w; j++) assert_close(g1[j], g2[j], tol);
+                free(g1);
+                free(g2);
+            }
+            /* prediction is the best score */
+            assert_strux_ok(strux_task_predict(f->t, &f->pot, &f->y));
+            strux_query q = strux_query_dir(1, 0);
+            double best = brute_oracle(f->t, &f->pot, &f->truth, &q, NULL);
+            assert_close(strux_task_score(f->t, &f->pot, &f->y) -
+                             strux_task_score(f->t, &f->pot, &f->truth),
+                         best, 1e-12);
         }
-        /* prediction is the best score */
-        assert_strux_ok(strux_task_predict(f->t, &f->pot, &f->y));
-        strux_query q = strux_query_dir(1, 0);
-        double best = brute_oracle(f->t, &f->pot, &f->truth, &q, NULL);
-        assert_close(strux_task_score(f->t, &f->pot, &f->y) - strux_task_score(f->t, &f->pot,
-                                                                                &f->truth),
-                     best, 1e-12);
+        strux_model_destroy(&G1);
+        strux_model_destroy(&G2);
+        strux_model_destroy(&m);
     }
-    free(G1);
-    free(G2);
+    free(w);
 }
 
 static void test_one_label_per_row(void **state)

@@ -57,7 +57,7 @@ static void test_oracle_matches_enumeration(void **state)
     const double dirs[][3] = {{1, 1, 0},    {1, 0, 0},  {1, 0.3, 0},   {1, 7, 0},
                               {1e-9, 1, 0}, {0.5, 2, 0}, {1, 1, -0.4}, {1, 1, 2.5}};
     strux_model *m;
-    assert_strux_ok(strux_model_create(14, f->ds->dim, 0, &m));
+    assert_strux_ok(strux_model_create(14, f->ds->dim, 0, STRUX_MODEL_PLAIN, &m));
     for (int i = 0; i < 40; i++) {
         assert_strux_ok(strux_task_potentials(f->t, m, f->ds, i, &pot));
         assert_int_equal(strux_task_label_count(f->t, &pot), 16384);
@@ -86,39 +86,63 @@ static void test_oracle_matches_enumeration(void **state)
     strux_label_free(&best);
 }
 
+/* The four model kinds: w·φ = f and Δφ must hold for each. */
+static const strux_model_kind kinds[] = {
+    {STRUX_LAYOUT_LABEL_MAJOR, STRUX_PRECISION_DOUBLE},
+    {STRUX_LAYOUT_FEATURE_MAJOR, STRUX_PRECISION_DOUBLE},
+    {STRUX_LAYOUT_LABEL_MAJOR, STRUX_PRECISION_FLOAT},
+    {STRUX_LAYOUT_FEATURE_MAJOR, STRUX_PRECISION_FLOAT},
+};
+
 static void test_potentials_and_delta(void **state)
 {
     fixture_state *f = *state;
-    strux_model *m;
-    assert_strux_ok(strux_model_create(14, f->ds->dim, 0, &m));
-    strux_rng r;
-    strux_rng_init(&r, 5, 0, 0);
-    for (int64_t k = 0; k < m->n_w; k++) m->w[k] = strux_rng_normal(&r);
     strux_pot pot;
     strux_label truth, y;
     assert_strux_ok(strux_task_pot_alloc(f->t, f->ds, &pot));
     assert_strux_ok(strux_task_label_alloc(f->t, f->ds, &truth));
     assert_strux_ok(strux_task_label_alloc(f->t, f->ds, &y));
-    double *G1 = calloc((size_t)m->n_w, sizeof *G1), *G2 = calloc((size_t)m->n_w, sizeof *G2);
-    for (int i = 0; i < 20; i++) {
-        assert_strux_ok(strux_task_potentials(f->t, m, f->ds, i, &pot));
-        assert_strux_ok(strux_task_truth(f->t, f->ds, i, &truth));
-        assert_strux_ok(strux_task_label_at(f->t, &pot, 12345 + 97 * i, &y));
-        /* w·φ(x, y) from an explicit feature map equals the score from the potentials */
-        memset(G1, 0, (size_t)m->n_w * sizeof *G1);
-        assert_strux_ok(strux_task_add_feature(f->t, f->ds, i, &y, 1.0, G1));
-        double f_y = 0;
-        for (int64_t k = 0; k < m->n_w; k++) f_y += G1[k] * m->w[k];
-        assert_close(strux_task_score(f->t, &pot, &y), f_y, 1e-10);
-        /* add_delta = φ(y) − φ(y_i) */
-        assert_strux_ok(strux_task_add_feature(f->t, f->ds, i, &truth, -1.0, G1));
-        memset(G2, 0, (size_t)m->n_w * sizeof *G2);
-        assert_strux_ok(strux_task_add_delta(f->t, f->ds, i, &y, &truth, 1.0, G2));
-        for (int64_t k = 0; k < m->n_w; k++) assert_close(G1[k], G2[k], 1e-12);
+    for (size_t kd = 0; kd < sizeof kinds / sizeof *kinds; kd++) {
+        strux_model *m, *G1, *G2;
+        assert_strux_ok(strux_model_create(14, f->ds->dim, 0, kinds[kd], &m));
+        int64_t n_w = strux_model_n_w(m);
+        strux_rng r;
+        strux_rng_init(&r, 5, 0, 0);
+        double *w = test_model_flat(m);
+        for (int64_t k = 0; k < n_w; k++) w[k] = strux_rng_normal(&r);
+        test_model_set_flat(m, w);
+        test_model_get_flat(m, w); /* the model's own values (rounded to float by a float store) */
+        double ftol = kinds[kd].precision == STRUX_PRECISION_FLOAT ? 1e-5 : 1e-10;
+        double dtol = kinds[kd].precision == STRUX_PRECISION_FLOAT ? 1e-5 : 1e-12;
+        assert_strux_ok(strux_model_create_like(m, &G1));
+        assert_strux_ok(strux_model_create_like(m, &G2));
+        for (int i = 0; i < 20; i++) {
+            assert_strux_ok(strux_task_potentials(f->t, m, f->ds, i, &pot));
+            assert_strux_ok(strux_task_truth(f->t, f->ds, i, &truth));
+            assert_strux_ok(strux_task_label_at(f->t, &pot, 12345 + 97 * i, &y));
+            /* w·φ(x, y) from an explicit feature map equals the score from the potentials */
+            strux_model_zero(G1);
+            assert_strux_ok(strux_task_add_feature(f->t, f->ds, i, &y, 1.0, G1));
+            double *g1 = test_model_flat(G1);
+            double f_y = 0;
+            for (int64_t k = 0; k < n_w; k++) f_y += g1[k] * w[k];
+            free(g1);
+            assert_close(strux_task_score(f->t, &pot, &y), f_y, ftol);
+            /* add_delta = φ(y) − φ(y_i) */
+            assert_strux_ok(strux_task_add_feature(f->t, f->ds, i, &truth, -1.0, G1));
+            strux_model_zero(G2);
+            assert_strux_ok(strux_task_add_delta(f->t, f->ds, i, &y, &truth, 1.0, G2));
+            g1 = test_model_flat(G1);
+            double *g2 = test_model_flat(G2);
+            for (int64_t k = 0; k < n_w; k++) assert_close(g1[k], g2[k], dtol);
+            free(g1);
+            free(g2);
+        }
+        free(w);
+        strux_model_destroy(&G1);
+        strux_model_destroy(&G2);
+        strux_model_destroy(&m);
     }
-    free(G1);
-    free(G2);
-    strux_model_destroy(&m);
     strux_pot_free(&pot);
     strux_label_free(&truth);
     strux_label_free(&y);

@@ -37,10 +37,13 @@ static void case_open(pw_case *c, int32_t L, const char *inference, uint64_t see
     assert_strux_ok(strux_task_model_shape(c->t, c->ds, &rows, &extra));
     assert_int_equal(rows, L);
     assert_int_equal(extra, L * (L - 1) / 2);
-    assert_strux_ok(strux_model_create(rows, c->ds->dim, extra, &c->m));
+    assert_strux_ok(strux_model_create(rows, c->ds->dim, extra, STRUX_MODEL_PLAIN, &c->m));
     strux_rng r;
     strux_rng_init(&r, seed, 1, 0);
-    for (int64_t k = 0; k < c->m->n_w; k++) c->m->w[k] = strux_rng_normal(&r);
+    double *w = test_model_flat(c->m);
+    for (int64_t k = 0; k < strux_model_n_w(c->m); k++) w[k] = strux_rng_normal(&r);
+    test_model_set_flat(c->m, w);
+    free(w);
     assert_strux_ok(strux_task_pot_alloc(c->t, c->ds, &c->pot));
     assert_strux_ok(strux_task_label_alloc(c->t, c->ds, &c->truth));
     assert_strux_ok(strux_task_label_alloc(c->t, c->ds, &c->y));
@@ -159,42 +162,74 @@ static void test_lp_against_enumeration(void **state)
                 n_infeasible > 0);
 }
 
-/* Fractional answers: w·φ(μ) = f(μ) and add_delta = φ(μ) − φ(y_i). */
+/* The four model kinds: w·φ(μ) = f(μ) and Δφ must hold for each. */
+static const strux_model_kind kinds[] = {
+    {STRUX_LAYOUT_LABEL_MAJOR, STRUX_PRECISION_DOUBLE},
+    {STRUX_LAYOUT_FEATURE_MAJOR, STRUX_PRECISION_DOUBLE},
+    {STRUX_LAYOUT_LABEL_MAJOR, STRUX_PRECISION_FLOAT},
+    {STRUX_LAYOUT_FEATURE_MAJOR, STRUX_PRECISION_FLOAT},
+};
+
+/* Fractional answers: w·φ(μ) = f(μ) and add_delta = φ(μ) − φ(y_i), for every model kind. */
 static void test_fractional_features(void **state)
 {
     (void)state;
-    pw_case c;
-    case_open(&c, 8, "lp", 7);
-    strux_rng r;
-    strux_rng_init(&r, 5, 0, 0);
-    const strux_model *m = c.m;
-    double *G1 = calloc((size_t)m->n_w, sizeof *G1), *G2 = calloc((size_t)m->n_w, sizeof *G2);
-    int n_fractional = 0;
-    for (int i = 0; i < 12; i++)
-        for (int round = 0; round < 10; round++) {
-            /* the model's own potentials, with strongly repulsive pairs: fractional optima */
-            assert_strux_ok(strux_task_potentials(c.t, m, c.ds, i, &c.pot));
-            assert_strux_ok(strux_task_truth(c.t, c.ds, i, &c.truth));
-            double *pair = strux_model_extra(m);
-            for (int32_t p = 0; p < 28; p++) pair[p] = -fabs(strux_rng_normal(&r)) * 3;
-            for (int32_t k = 0; k < 8; k++) strux_model_row(m, k)[c.ds->dim - 1] = 1.5; /* bias */
-            assert_strux_ok(strux_task_potentials(c.t, m, c.ds, i, &c.pot));
-            strux_query q = strux_query_dir(1, strux_rng_uniform(&r));
-            strux_answer a;
-            assert_strux_ok(strux_task_oracle(c.t, &c.pot, &c.truth, &q, &c.y, &a));
-            n_fractional += c.y.n_mu > 0;
-            memset(G1, 0, (size_t)m->n_w * sizeof *G1);
-            assert_strux_ok(strux_task_add_feature(c.t, c.ds, i, &c.y, 1.0, G1));
-            assert_close(strux_dot(m->n_w, G1, m->w), strux_task_score(c.t, &c.pot, &c.y), 1e-12);
-            assert_strux_ok(strux_task_add_feature(c.t, c.ds, i, &c.truth, -1.0, G1));
-            memset(G2, 0, (size_t)m->n_w * sizeof *G2);
-            assert_strux_ok(strux_task_add_delta(c.t, c.ds, i, &c.y, &c.truth, 1.0, G2));
-            for (int64_t j = 0; j < m->n_w; j++) assert_close(G1[j], G2[j], 1e-12);
+    for (size_t kd = 0; kd < sizeof kinds / sizeof *kinds; kd++) {
+        pw_case c;
+        case_open(&c, 8, "lp", 7);
+        {   /* the case's weights in this kind (rounded to float by a float store) */
+            strux_model *mk;
+            assert_strux_ok(strux_model_create(strux_model_n_rows(c.m), strux_model_dim(c.m),
+                                               strux_model_n_extra(c.m), kinds[kd], &mk));
+            double *w = test_model_flat(c.m);
+            test_model_set_flat(mk, w);
+            free(w);
+            strux_model_destroy(&c.m);
+            c.m = mk;
         }
-    assert_true(n_fractional > 10);
-    free(G1);
-    free(G2);
-    case_close(&c);
+        double tol = kinds[kd].precision == STRUX_PRECISION_FLOAT ? 1e-5 : 1e-12;
+        strux_rng r;
+        strux_rng_init(&r, 5, 0, 0);
+        strux_model *m = c.m, *G1, *G2;
+        assert_strux_ok(strux_model_create_like(m, &G1));
+        assert_strux_ok(strux_model_create_like(m, &G2));
+        int64_t n_w = strux_model_n_w(m);
+        double *row = malloc((size_t)c.ds->dim * sizeof *row);
+        int n_fractional = 0;
+        for (int i = 0; i < 12; i++)
+            for (int round = 0; round < 10; round++) {
+                /* the model's own potentials, with strongly repulsive pairs: fractional optima */
+                assert_strux_ok(strux_task_potentials(c.t, m, c.ds, i, &c.pot));
+                assert_strux_ok(strux_task_truth(c.t, c.ds, i, &c.truth));
+                double *pair = strux_model_extra(m);
+                for (int32_t p = 0; p < 28; p++) pair[p] = -fabs(strux_rng_normal(&r)) * 3;
+                for (int32_t k = 0; k < 8; k++) { /* bias */
+                    strux_model_get_row(m, k, row);
+                    row[c.ds->dim - 1] = 1.5;
+                    strux_model_set_row(m, k, row);
+                }
+                assert_strux_ok(strux_task_potentials(c.t, m, c.ds, i, &c.pot));
+                strux_query q = strux_query_dir(1, strux_rng_uniform(&r));
+                strux_answer a;
+                assert_strux_ok(strux_task_oracle(c.t, &c.pot, &c.truth, &q, &c.y, &a));
+                n_fractional += c.y.n_mu > 0;
+                strux_model_zero(G1);
+                assert_strux_ok(strux_task_add_feature(c.t, c.ds, i, &c.y, 1.0, G1));
+                assert_close(strux_model_dot(G1, m), strux_task_score(c.t, &c.pot, &c.y), tol);
+                assert_strux_ok(strux_task_add_feature(c.t, c.ds, i, &c.truth, -1.0, G1));
+                strux_model_zero(G2);
+                assert_strux_ok(strux_task_add_delta(c.t, c.ds, i, &c.y, &c.truth, 1.0, G2));
+                double *g1 = test_model_flat(G1), *g2 = test_model_flat(G2);
+                for (int64_t j = 0; j < n_w; j++) assert_close(g1[j], g2[j], tol);
+                free(g1);
+                free(g2);
+            }
+        assert_true(n_fractional > 10);
+        free(row);
+        strux_model_destroy(&G1);
+        strux_model_destroy(&G2);
+        case_close(&c);
+    }
 }
 
 /* A wedge ray through the LP's own optimum y*: closed, y* stays admissible (same value); open,

@@ -63,51 +63,67 @@ static void check_constrained(strux_task *t, const strux_pot *pot, const strux_l
     }
 }
 
-/* Dual blocks: the block coefficients of Δφ applied to the weights give Δφ (delta, model layout);
- * the potentials begin with B_i^T·w (c·pot = (B_i c)·w = f(y) − f(y_i)); the Gram inner product
- * is the norm of the applied vector. */
+/* Dual blocks: the block coefficients of Δφ applied to the weights give Δφ (delta, flat
+ * label-major); the potentials begin with B_i^T·w (c·pot = (B_i c)·w = f(y) − f(y_i)); the Gram
+ * inner product is the norm of the applied vector. tol: 1e-12 for double models, looser for float
+ * stores (the applied vector is rounded to float). */
 static void check_block(const strux_task *t, const strux_dataset *ds, int64_t i,
                         const strux_model *m, const strux_pot *pot, const strux_label *y,
-                        const strux_label *truth, const double *delta)
+                        const strux_label *truth, const double *delta, double tol)
 {
     strux_block_shape b = strux_task_block_shape(t, ds, i);
     int64_t p_max;
     int32_t S_max;
     strux_task_block_max(t, ds, &p_max, &S_max);
     assert_true(b.p <= p_max && b.S <= S_max && b.p <= pot->cap);
-    double *c = calloc((size_t)b.p, sizeof *c), *G = calloc((size_t)m->n_w, sizeof *G);
+    double *c = calloc((size_t)b.p, sizeof *c);
+    strux_model *Gm;
+    assert_strux_ok(strux_model_create_like(m, &Gm));
     double *X = calloc((size_t)S_max * (size_t)S_max, sizeof *X);
     assert_strux_ok(strux_task_block_add_delta(t, ds, i, y, truth, 1.0, c));
-    strux_task_block_apply(t, ds, i, c, 1.0, G);
-    for (int64_t j = 0; j < m->n_w; j++)
-        assert_close(G[j], delta[j], 1e-12);
+    strux_task_block_apply(t, ds, i, c, 1.0, Gm);
+    int64_t n_w = strux_model_n_w(m);
+    double *G = test_model_flat(Gm);
+    for (int64_t j = 0; j < n_w; j++)
+        assert_close(G[j], delta[j], tol);
     assert_close(strux_dot(b.p, c, pot->s),
                  strux_task_score(t, pot, y) - strux_task_score(t, pot, truth), 1e-10);
     strux_task_block_gram(ds, &b, i, X);
-    assert_close(strux_block_inner(&b, X, c, c), strux_nrm2sq(m->n_w, G), 1e-10);
+    assert_close(strux_block_inner(&b, X, c, c), strux_nrm2sq(n_w, G), fmax(tol, 1e-10));
     free(c);
     free(G);
+    strux_model_destroy(&Gm);
     free(X);
 }
 
-static void check_on(strux_task *t, const strux_dataset *ds)
+static void check_on_kind(strux_task *t, const strux_dataset *ds, strux_model_kind kind)
 {
     int32_t rows;
     int64_t extra;
     assert_strux_ok(strux_task_model_shape(t, ds, &rows, &extra));
-    strux_model *m;
-    assert_strux_ok(strux_model_create(rows, ds->dim, extra, &m));
+    strux_model *m, *G1m, *G2m;
+    assert_strux_ok(strux_model_create(rows, ds->dim, extra, kind, &m));
+    int64_t n_w = strux_model_n_w(m);
     strux_rng r;
     strux_rng_init(&r, 77, 0, 0);
-    for (int64_t k = 0; k < m->n_w; k++)
-        m->w[k] = strux_rng_normal(&r);
+    {
+        double *w = test_model_flat(m);
+        for (int64_t k = 0; k < n_w; k++)
+            w[k] = strux_rng_normal(&r);
+        test_model_set_flat(m, w); /* rounded to float by a float store */
+        free(w);
+    }
+    /* w·φ = f, Δφ and the blocks against the model's own (possibly float-rounded) values */
+    int is_float = kind.precision == STRUX_PRECISION_FLOAT;
+    double ftol = is_float ? 1e-5 : 1e-10, dtol = is_float ? 1e-5 : 1e-12;
     strux_pot pot;
     strux_label truth, y, z;
     assert_strux_ok(strux_task_pot_alloc(t, ds, &pot));
     assert_strux_ok(strux_task_label_alloc(t, ds, &truth));
     assert_strux_ok(strux_task_label_alloc(t, ds, &y));
     assert_strux_ok(strux_task_label_alloc(t, ds, &z));
-    double *G1 = calloc((size_t)m->n_w, sizeof *G1), *G2 = calloc((size_t)m->n_w, sizeof *G2);
+    assert_strux_ok(strux_model_create_like(m, &G1m));
+    assert_strux_ok(strux_model_create_like(m, &G2m));
     double *acc = calloc((size_t)strux_task_eval_size(t) + 1, sizeof *acc);
     for (int64_t i = 0; i < ds->n_local; i++) {
         assert_strux_ok(strux_task_potentials(t, m, ds, i, &pot));
@@ -142,15 +158,18 @@ static void check_on(strux_task *t, const strux_dataset *ds)
                      brute_oracle(t, &pot, &truth, &q0, NULL), 1e-9);
         /* w·φ(x, y) = f(y) and Δφ */
         assert_strux_ok(strux_task_label_at(t, &pot, count - 1 - i % count, &y));
-        memset(G1, 0, (size_t)m->n_w * sizeof *G1);
-        assert_strux_ok(strux_task_add_feature(t, ds, i, &y, 1.0, G1));
-        assert_close(strux_dot(m->n_w, G1, m->w), strux_task_score(t, &pot, &y), 1e-10);
-        assert_strux_ok(strux_task_add_feature(t, ds, i, &truth, -1.0, G1));
-        memset(G2, 0, (size_t)m->n_w * sizeof *G2);
-        assert_strux_ok(strux_task_add_delta(t, ds, i, &y, &truth, 1.0, G2));
-        for (int64_t j = 0; j < m->n_w; j++)
-            assert_close(G1[j], G2[j], 1e-12);
-        check_block(t, ds, i, m, &pot, &y, &truth, G2);
+        strux_model_zero(G1m);
+        assert_strux_ok(strux_task_add_feature(t, ds, i, &y, 1.0, G1m));
+        assert_close(strux_model_dot(G1m, m), strux_task_score(t, &pot, &y), ftol);
+        assert_strux_ok(strux_task_add_feature(t, ds, i, &truth, -1.0, G1m));
+        strux_model_zero(G2m);
+        assert_strux_ok(strux_task_add_delta(t, ds, i, &y, &truth, 1.0, G2m));
+        double *G1 = test_model_flat(G1m), *G2 = test_model_flat(G2m);
+        for (int64_t j = 0; j < n_w; j++)
+            assert_close(G1[j], G2[j], dtol);
+        check_block(t, ds, i, m, &pot, &y, &truth, G2, dtol);
+        free(G1);
+        free(G2);
         /* constrained and banned queries */
         strux_query q = strux_query_dir(1, 1);
         q.wedge = 1;
@@ -175,14 +194,27 @@ static void check_on(strux_task *t, const strux_dataset *ds)
     char n_field[32];
     snprintf(n_field, sizeof n_field, "\"n\": %d", N);
     assert_non_null(strstr(report, n_field));
-    free(G1);
-    free(G2);
+    strux_model_destroy(&G1m);
+    strux_model_destroy(&G2m);
     free(acc);
     strux_pot_free(&pot);
     strux_label_free(&truth);
     strux_label_free(&y);
     strux_label_free(&z);
     strux_model_destroy(&m);
+}
+
+/* The contract under every model kind {label_major, feature_major} × {double, float}. */
+static void check_on(strux_task *t, const strux_dataset *ds)
+{
+    const strux_model_kind model_kinds[] = {
+        {STRUX_LAYOUT_LABEL_MAJOR, STRUX_PRECISION_DOUBLE},
+        {STRUX_LAYOUT_FEATURE_MAJOR, STRUX_PRECISION_DOUBLE},
+        {STRUX_LAYOUT_LABEL_MAJOR, STRUX_PRECISION_FLOAT},
+        {STRUX_LAYOUT_FEATURE_MAJOR, STRUX_PRECISION_FLOAT},
+    };
+    for (size_t kd = 0; kd < sizeof model_kinds / sizeof *model_kinds; kd++)
+        check_on_kind(t, ds, model_kinds[kd]);
 }
 
 static void test_every_task_keeps_the_contract(void **state)

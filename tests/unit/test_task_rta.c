@@ -40,20 +40,29 @@ typedef struct bench {
     strux_label truth, y, best;
 } bench;
 
-static void bench_init(bench *b, const strux_task *t, const strux_dataset *ds, uint64_t seed)
+static void bench_init_kind(bench *b, const strux_task *t, const strux_dataset *ds, uint64_t seed,
+                            strux_model_kind kind)
 {
     int32_t rows;
     int64_t extra;
     assert_strux_ok(strux_task_model_shape(t, ds, &rows, &extra));
-    assert_strux_ok(strux_model_create(rows, ds->dim, extra, &b->m));
+    assert_strux_ok(strux_model_create(rows, ds->dim, extra, kind, &b->m));
     strux_rng r;
     strux_rng_init(&r, seed, 0, 0);
-    for (int64_t k = 0; k < b->m->n_w; k++)
-        b->m->w[k] = strux_rng_normal(&r);
+    double *w = test_model_flat(b->m);
+    for (int64_t k = 0; k < strux_model_n_w(b->m); k++)
+        w[k] = strux_rng_normal(&r);
+    test_model_set_flat(b->m, w);
+    free(w);
     assert_strux_ok(strux_task_pot_alloc(t, ds, &b->pot));
     assert_strux_ok(strux_task_label_alloc(t, ds, &b->truth));
     assert_strux_ok(strux_task_label_alloc(t, ds, &b->y));
     assert_strux_ok(strux_task_label_alloc(t, ds, &b->best));
+}
+
+static void bench_init(bench *b, const strux_task *t, const strux_dataset *ds, uint64_t seed)
+{
+    bench_init_kind(b, t, ds, seed, STRUX_MODEL_PLAIN);
 }
 
 static void bench_free(bench *b)
@@ -66,8 +75,9 @@ static void bench_free(bench *b)
 }
 
 /* Model rows 4|E_u| of the trees strux_rta_trees_sample draws from the options; potentials are the
- * rows' scores; f(y) = Σ_e c_e·s_e(y_e); loss = (1/n) Σ_k D_k·[y_k ≠ y_ik]; max_loss = 2(L − 1) is
- * the loss of the complement of the truth. */
+ * rows' scores (under every model kind, against the model's own possibly float-rounded rows);
+ * f(y) = Σ_e c_e·s_e(y_e); loss = (1/n) Σ_k D_k·[y_k ≠ y_ik]; max_loss = 2(L − 1) is the loss of
+ * the complement of the truth. */
 static void test_shape_score_and_loss(void **state)
 {
     (void)state;
@@ -82,37 +92,50 @@ static void test_shape_score_and_loss(void **state)
     assert_strux_ok(strux_task_model_shape(t, ds, &rows, &extra));
     assert_int_equal(rows, 4 * tr->n_edges);
     assert_int_equal(extra, 0);
-    bench b;
-    bench_init(&b, t, ds, 5);
     double deg[L] = {0};
     for (int32_t e = 0; e < tr->n_edges; e++) {
         deg[tr->ends[2 * e]] += tr->mult[e];
         deg[tr->ends[2 * e + 1]] += tr->mult[e];
     }
-    for (int64_t i = 0; i < ds->n_local; i++) {
-        assert_strux_ok(strux_task_potentials(t, b.m, ds, i, &b.pot));
-        assert_strux_ok(strux_task_truth(t, ds, i, &b.truth));
-        for (int32_t k = 0; k < rows; k++)
-            assert_close(b.pot.s[k], strux_spdot(&ds->x, i, strux_model_row(b.m, k)), 1e-15);
-        for (int64_t code = 0; code < (1 << L); code += 11) {
-            assert_strux_ok(strux_task_label_at(t, &b.pot, code, &b.y));
-            double F = 0, loss = 0;
-            for (int32_t e = 0; e < tr->n_edges; e++) {
-                int u = 2 * b.y.y[tr->ends[2 * e]] + b.y.y[tr->ends[2 * e + 1]];
-                F += tr->mult[e] * b.pot.s[4 * e + u];
+    const strux_model_kind kinds[] = {
+        {STRUX_LAYOUT_LABEL_MAJOR, STRUX_PRECISION_DOUBLE},
+        {STRUX_LAYOUT_FEATURE_MAJOR, STRUX_PRECISION_DOUBLE},
+        {STRUX_LAYOUT_LABEL_MAJOR, STRUX_PRECISION_FLOAT},
+        {STRUX_LAYOUT_FEATURE_MAJOR, STRUX_PRECISION_FLOAT},
+    };
+    for (size_t kd = 0; kd < sizeof kinds / sizeof *kinds; kd++) {
+        bench b;
+        bench_init_kind(&b, t, ds, 5, kinds[kd]);
+        double tol = kinds[kd].precision == STRUX_PRECISION_FLOAT ? 1e-5 : 1e-15;
+        double *row = malloc((size_t)ds->dim * sizeof *row);
+        for (int64_t i = 0; i < ds->n_local; i++) {
+            assert_strux_ok(strux_task_potentials(t, b.m, ds, i, &b.pot));
+            assert_strux_ok(strux_task_truth(t, ds, i, &b.truth));
+            for (int32_t k = 0; k < rows; k++) {
+                strux_model_get_row(b.m, k, row);
+                assert_close(b.pot.s[k], strux_spdot(&ds->x, i, row), tol);
             }
+            for (int64_t code = 0; code < (1 << L); code += 11) {
+                assert_strux_ok(strux_task_label_at(t, &b.pot, code, &b.y));
+                double F = 0, loss = 0;
+                for (int32_t e = 0; e < tr->n_edges; e++) {
+                    int u = 2 * b.y.y[tr->ends[2 * e]] + b.y.y[tr->ends[2 * e + 1]];
+                    F += tr->mult[e] * b.pot.s[4 * e + u];
+                }
+                for (int32_t k = 0; k < L; k++)
+                    loss += deg[k] * (b.y.y[k] != b.truth.y[k]);
+                assert_close(strux_task_score(t, &b.pot, &b.y), F, 1e-12);
+                assert_close(strux_task_loss(t, &b.y, &b.truth), loss / N_TREES, 1e-15);
+            }
+            assert_strux_ok(strux_label_copy(&b.y, &b.truth));
             for (int32_t k = 0; k < L; k++)
-                loss += deg[k] * (b.y.y[k] != b.truth.y[k]);
-            assert_close(strux_task_score(t, &b.pot, &b.y), F, 1e-12);
-            assert_close(strux_task_loss(t, &b.y, &b.truth), loss / N_TREES, 1e-15);
+                b.y.y[k] = !b.y.y[k];
+            assert_close(strux_task_loss(t, &b.y, &b.truth), 2.0 * (L - 1), 1e-15);
+            assert_close(strux_task_max_loss(t, &b.truth), 2.0 * (L - 1), 0);
         }
-        assert_strux_ok(strux_label_copy(&b.y, &b.truth));
-        for (int32_t k = 0; k < L; k++)
-            b.y.y[k] = !b.y.y[k];
-        assert_close(strux_task_loss(t, &b.y, &b.truth), 2.0 * (L - 1), 1e-15);
-        assert_close(strux_task_max_loss(t, &b.truth), 2.0 * (L - 1), 0);
+        free(row);
+        bench_free(&b);
     }
-    bench_free(&b);
     strux_rta_trees_destroy(&tr);
     strux_task_destroy(&t);
     strux_dataset_destroy(&ds);

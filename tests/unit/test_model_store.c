@@ -1,0 +1,284 @@
+/* tests/unit/test_model_store.c - the weight store (strux/model.h) in every kind (label- and
+ * feature-major, double and float) against a flat label-major double reference: scores of sparse
+ * rows against all rows and a list of rows, additions, row scales (including the fold of extreme
+ * scales and SGD's shrink with a free column), column scales, norms kept up to date, copy, axpy
+ * and dot across kinds, non-zero iteration, non-finite search, blob round trips and the storage
+ * view collectives use. Float kinds are compared with the float rounding of the reference. */
+#include "test_common.h"
+
+#include "strux/linalg.h"
+#include "strux/model.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define K 7  /* rows */
+#define D 11 /* features */
+#define E 3  /* free parameters */
+#define NW (K * D + E)
+
+static const strux_model_kind kinds[4] = {
+    {STRUX_LAYOUT_LABEL_MAJOR, STRUX_PRECISION_DOUBLE},
+    {STRUX_LAYOUT_FEATURE_MAJOR, STRUX_PRECISION_DOUBLE},
+    {STRUX_LAYOUT_LABEL_MAJOR, STRUX_PRECISION_FLOAT},
+    {STRUX_LAYOUT_FEATURE_MAJOR, STRUX_PRECISION_FLOAT},
+};
+
+/* Three sparse rows over D + 2 columns (the last two beyond the model's dim: ignored). */
+static void make_x(strux_csr *x)
+{
+    assert_strux_ok(strux_csr_alloc(x, 3, D + 2, 12));
+    static const int32_t col[] = {0, 3, 10, 12, 1, 2, 5, 7, 9, 11, 4, 6};
+    static const float val[] = {1.5f, -2, 0.25f, 9, 3, 1, -1, 0.5f, 2, 7, -0.75f, 4};
+    static const int64_t ptr[] = {0, 4, 10, 12};
+    memcpy(x->col, col, sizeof col);
+    memcpy(x->val, val, sizeof val);
+    memcpy(x->ptr, ptr, sizeof ptr);
+}
+
+static double ref_dot(const strux_csr *x, int64_t r, const double *row)
+{
+    double s = 0;
+    for (int64_t p = x->ptr[r]; p < x->ptr[r + 1]; p++)
+        if (x->col[p] < D) s += (double)x->val[p] * row[x->col[p]];
+    return s;
+}
+
+/* Reference weights as the kind stores them (float kinds: rounded to float). */
+static void round_to(strux_model_kind kind, double *w)
+{
+    if (kind.precision == STRUX_PRECISION_FLOAT)
+        for (int k = 0; k < K * D; k++)
+            w[k] = (double)(float)w[k];
+}
+
+static void assert_model_equals(const strux_model *m, const double *w, double rtol)
+{
+    double got[NW];
+    test_model_get_flat(m, got);
+    for (int k = 0; k < NW; k++)
+        assert_close(got[k], w[k], rtol);
+    for (int32_t k = 0; k < K; k++) {
+        double n2 = 0;
+        for (int j = 0; j < D; j++)
+            n2 += w[k * D + j] * w[k * D + j];
+        assert_close(strux_model_row_norm2(m, k), n2, rtol * 10 + 1e-13);
+    }
+}
+
+static void random_weights(double *w, uint64_t seed)
+{
+    strux_rng r;
+    strux_rng_init(&r, seed, 0, 0);
+    for (int k = 0; k < NW; k++)
+        w[k] = strux_rng_normal(&r);
+}
+
+static void test_kernels(void **state)
+{
+    (void)state;
+    strux_csr x;
+    make_x(&x);
+    for (int q = 0; q < 4; q++) {
+        strux_model_kind kind = kinds[q];
+        double rtol = kind.precision == STRUX_PRECISION_FLOAT ? 1e-6 : 1e-13;
+        strux_model *m;
+        assert_strux_ok(strux_model_create(K, D, E, kind, &m));
+        assert_int_equal(strux_model_n_w(m), NW);
+        double w[NW];
+        random_weights(w, 11);
+        test_model_set_flat(m, w);
+        round_to(kind, w);
+        assert_model_equals(m, w, 0);
+
+        /* scores against all rows, a range and a list */
+        double out[K];
+        for (int64_t r = 0; r < 3; r++) {
+            strux_model_scores(m, &x, r, 0, K, out);
+            for (int k = 0; k < K; k++)
+                assert_close(out[k], ref_dot(&x, r, w + k * D), 1e-13);
+            strux_model_scores(m, &x, r, 2, 3, out);
+            for (int k = 0; k < 3; k++)
+                assert_close(out[k], ref_dot(&x, r, w + (k + 2) * D), 1e-13);
+            const int32_t rows[] = {6, 0, 3};
+            strux_model_scores_rows(m, &x, r, rows, 3, out);
+            for (int k = 0; k < 3; k++)
+                assert_close(out[k], ref_dot(&x, r, w + rows[k] * D), 1e-13);
+        }
+
+        /* additions: several rows (zero coefficients untouched), one row */
+        const double c[K] = {0.5, 0, -1.25, 0, 0, 2, 0};
+        strux_model_add(m, &x, 1, 0, K, 3.0, c);
+        for (int k = 0; k < K; k++)
+            for (int64_t p = x.ptr[1]; p < x.ptr[2]; p++)
+                if (x.col[p] < D) w[k * D + x.col[p]] += 3.0 * c[k] * (double)x.val[p];
+        strux_model_add_row(m, &x, 0, 4, -0.5);
+        for (int64_t p = x.ptr[0]; p < x.ptr[1]; p++)
+            if (x.col[p] < D) w[4 * D + x.col[p]] += -0.5 * (double)x.val[p];
+        assert_model_equals(m, w, rtol);
+
+        /* row scales: O(1) changes, extreme ones folded, zero clears */
+        strux_model_scale_row(m, 2, -3.0);
+        for (int j = 0; j < D; j++) w[2 * D + j] *= -3.0;
+        /* 1e-120 is folded into the stored values (a float store cannot hold such a row: it
+         * becomes 0 there, so float kinds stay within its range) */
+        double tiny = kind.precision == STRUX_PRECISION_FLOAT ? 1e-15 : 1e-60;
+        strux_model_scale_row(m, 5, tiny);
+        strux_model_scale_row(m, 5, tiny);
+        strux_model_scale_row(m, 5, 1 / (tiny * tiny));
+        assert_model_equals(m, w, kind.precision == STRUX_PRECISION_FLOAT ? 1e-6 : 1e-12);
+        strux_model_scale_row(m, 6, 0);
+        for (int j = 0; j < D; j++) w[6 * D + j] = 0;
+        assert_model_equals(m, w, rtol);
+        /* an addition into a scaled row lands in w, not v */
+        strux_model_scale_row(m, 2, 0.25);
+        for (int j = 0; j < D; j++) w[2 * D + j] *= 0.25;
+        strux_model_add_row(m, &x, 2, 2, 2.0);
+        for (int64_t p = x.ptr[2]; p < x.ptr[3]; p++) w[2 * D + x.col[p]] += 2.0 * (double)x.val[p];
+        assert_model_equals(m, w, rtol * 4);
+
+        /* the regulariser's norm, with and without a free column; shrink keeps the free column */
+        double n2 = 0;
+        for (int k = 0; k < NW; k++) n2 += w[k] * w[k];
+        assert_close(strux_model_norm2(m), n2, rtol * 4);
+        strux_model_set_free_col(m, D - 1);
+        for (int k = 0; k < K; k++) n2 -= w[k * D + D - 1] * w[k * D + D - 1];
+        assert_close(strux_model_norm2(m), n2, rtol * 4);
+        strux_model_shrink(m, 0.5);
+        for (int k = 0; k < NW; k++)
+            if (k >= K * D || k % D != D - 1) w[k] *= 0.5;
+        assert_model_equals(m, w, rtol * 4);
+        strux_model_shrink(m, 0); /* SGD's first step, η = 1/λ: only the free column stays */
+        for (int k = 0; k < NW; k++)
+            if (k >= K * D || k % D != D - 1) w[k] = 0;
+        assert_model_equals(m, w, rtol * 4);
+        strux_model_set_free_col(m, -1);
+
+        /* column scales, whole-model scale */
+        random_weights(w, 12);
+        test_model_set_flat(m, w);
+        round_to(kind, w);
+        double a[D];
+        for (int j = 0; j < D; j++) a[j] = 1 + 0.1 * j;
+        strux_model_scale_row(m, 1, 2.0);
+        for (int j = 0; j < D; j++) w[D + j] *= 2.0;
+        strux_model_scale_cols(m, a);
+        for (int k = 0; k < K; k++)
+            for (int j = 0; j < D; j++) w[k * D + j] *= a[j];
+        strux_model_scale(m, -0.5);
+        for (int k = 0; k < NW; k++) w[k] *= -0.5;
+        assert_model_equals(m, w, rtol * 4);
+
+        /* non-zeros of a row, one weight */
+        int32_t idx[D];
+        double val[D];
+        strux_model_zero(m);
+        strux_model_add_row(m, &x, 0, 3, 1.0);
+        int32_t nz = strux_model_row_nonzeros(m, 3, idx, val);
+        assert_int_equal(nz, 3);
+        assert_int_equal(idx[0], 0);
+        assert_int_equal(idx[2], 10);
+        assert_close(val[1], -2.0, 0);
+        assert_close(strux_model_get(m, 3, 10), 0.25, 0);
+        assert_int_equal(strux_model_find_non_finite(m), -1);
+        strux_model_extra(m)[1] = NAN;
+        assert_int_equal(strux_model_find_non_finite(m), K * D + 1);
+        strux_model_extra(m)[1] = 0;
+        strux_model_add_row(m, &x, 2, 5, INFINITY);
+        int64_t bad = strux_model_find_non_finite(m);
+        assert_true(bad >= 5 * D && bad < 6 * D);
+        strux_model_destroy(&m);
+    }
+    strux_csr_free(&x);
+}
+
+/* copy, axpy and dot between every pair of kinds; blob and storage round trips */
+static void test_across_kinds(void **state)
+{
+    (void)state;
+    for (int p = 0; p < 4; p++)
+        for (int q = 0; q < 4; q++) {
+            int lossy = kinds[p].precision == STRUX_PRECISION_FLOAT ||
+                        kinds[q].precision == STRUX_PRECISION_FLOAT;
+            double rtol = lossy ? 1e-6 : 1e-13;
+            strux_model *a, *b;
+            assert_strux_ok(strux_model_create(K, D, E, kinds[p], &a));
+            assert_strux_ok(strux_model_create(K, D, E, kinds[q], &b));
+            double wa[NW], wb[NW];
+            random_weights(wa, 21);
+            random_weights(wb, 22);
+            test_model_set_flat(a, wa);
+            test_model_set_flat(b, wb);
+            round_to(kinds[p], wa);
+            round_to(kinds[q], wb);
+            strux_model_scale_row(a, 3, 4.0); /* scales in play on both sides */
+            strux_model_scale_row(b, 1, -0.5);
+            for (int j = 0; j < D; j++) {
+                wa[3 * D + j] *= 4.0;
+                wb[D + j] *= -0.5;
+            }
+            double dot = 0;
+            for (int k = 0; k < NW; k++) dot += wa[k] * wb[k];
+            assert_close(strux_model_dot(a, b), dot, 1e-12);
+            assert_strux_ok(strux_model_axpy(-1.5, a, b));
+            for (int k = 0; k < NW; k++) wb[k] += -1.5 * wa[k];
+            assert_model_equals(b, wb, rtol);
+            assert_strux_ok(strux_model_copy(b, a));
+            assert_model_equals(b, wa, rtol);
+
+            strux_blob blob = {0};
+            assert_strux_ok(strux_model_put(a, &blob));
+            strux_model_zero(b);
+            blob.pos = 0;
+            assert_strux_ok(strux_model_get_blob(b, &blob, "weights"));
+            assert_model_equals(b, wa, rtol);
+            strux_blob_free(&blob);
+
+            strux_model_buffer s = strux_model_storage(a); /* scales folded: the plain values */
+            assert_int_equal(s.n_v, K * D);
+            assert_int_equal(s.n_extra, E);
+            if (s.precision == STRUX_PRECISION_DOUBLE)
+                ((double *)s.v)[0] += 1;
+            else
+                ((float *)s.v)[0] += 1;
+            strux_model_refresh(a);
+            wa[0] += 1;
+            assert_model_equals(a, wa, rtol);
+            strux_model_destroy(&a);
+            strux_model_destroy(&b);
+        }
+    strux_model *a, *b;
+    assert_strux_ok(strux_model_create(K, D, E, kinds[0], &a));
+    assert_strux_ok(strux_model_create(K, D + 1, E, kinds[1], &b));
+    assert_strux_fails(strux_model_axpy(1, a, b), STRUX_ERR_INTERNAL, "model axpy between shapes");
+    strux_model_destroy(&a);
+    strux_model_destroy(&b);
+}
+
+/* model.layout = auto and model.precision pick the kind */
+static void test_choose_kind(void **state)
+{
+    (void)state;
+    strux_model_options o = {.bias = "regularised", .layout = "auto", .precision = "double"};
+    assert_int_equal(strux_model_choose_kind(&o, 14).layout, STRUX_LAYOUT_FEATURE_MAJOR);
+    assert_int_equal(strux_model_choose_kind(&o, 1).layout, STRUX_LAYOUT_LABEL_MAJOR);
+    strcpy(o.layout, "label_major");
+    strcpy(o.precision, "float");
+    assert_int_equal(strux_model_choose_kind(&o, 14).layout, STRUX_LAYOUT_LABEL_MAJOR);
+    assert_int_equal(strux_model_choose_kind(&o, 14).precision, STRUX_PRECISION_FLOAT);
+    strux_model *m;
+    assert_strux_ok(strux_model_create(1000, 20000, 0, strux_model_choose_kind(&o, 1000), &m));
+    assert_true(strux_model_bytes(m) < (size_t)1000 * 20000 * 4 + 100000);
+    strux_model_destroy(&m);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_kernels),
+        cmocka_unit_test(test_across_kinds),
+        cmocka_unit_test(test_choose_kind),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
