@@ -13,9 +13,10 @@
  * counted as uncertified (strux_task_rta_certified), except that a label space of at most n·K
  * labels, no more than the lists hold, is enumerated so the answer is exact. Wedge and ban-list
  * queries are refused (no STRUX_CAP_WEDGE). Predict is the same argmax with b = c = 0; eval adds
- * `cert_rate`, the share of predictions certified. Not here: the trees in the model file (predict
- * and eval rebuild them from the stored config's task.tree_seed), the candidates operation and the
- * marginal-dual solver. */
+ * `cert_rate`, the share of predictions certified. The candidates operation (task.h) hands the
+ * distinct labels of the lists with their values to the rta solver (src/solvers/rta.c). Not here:
+ * the trees in the model file (predict and eval rebuild them from the stored config's
+ * task.tree_seed). */
 #include "rta_impl.h"
 #include "task_impl.h"
 
@@ -232,10 +233,11 @@ static void rta_answer(const strux_task *t, const strux_pot *pot, const strux_la
     ans->size = rta_size(t, y);
 }
 
-/* argmax_y a·m(y) + b·ℓ(y, y_i) + c·|y| (file comment): Σ_e c_e·(a·s_e + (b/n)·ℓ_e) = a·F + b·ℓ,
- * and n·Σ_k (c/n)·y_k = c·|y|; F(y_i) is a constant. */
-static strux_status rta_oracle(const strux_task *t, const strux_pot *pot, const strux_label *truth,
-                               const strux_query *q, strux_label *y, strux_answer *ans)
+/* The edge (d->edge) and node (*node, NULL when c = 0) scores of query q for the example of pot:
+ * Σ_e c_e·(a·s_e + (b/n)·ℓ_e) + n·Σ_k (c/n)·y_k = a·F + b·ℓ + c·|y|; packs truth into bits[words]. */
+static strux_status query_scores(const strux_task *t, const strux_pot *pot,
+                                 const strux_label *truth, const strux_query *q,
+                                 const double **node)
 {
     rta_data *d = t->data;
     STRUX_CHECK(!q->wedge && q->n_ban == 0, STRUX_ERR_UNSUPPORTED,
@@ -249,14 +251,65 @@ static strux_status rta_oracle(const strux_task *t, const strux_pot *pot, const 
     double bn = q->b / d->tr->n;
     for (int64_t k = 0; k < n_e; k++)
         d->edge[k] = q->a * pot->s[k] + bn * d->ell[k];
-    const double *node = NULL;
+    *node = NULL;
     if (q->c != 0) {
         for (int32_t k = 0; k < d->tr->L; k++) {
             d->node[2 * k] = 0;
             d->node[2 * k + 1] = q->c / d->tr->n;
         }
-        node = d->node;
+        *node = d->node;
     }
+    return STRUX_OK;
+}
+
+/* The candidates of q (task.h): the distinct labellings of the trees' K-best lists under the
+ * query's scores (§2.2; all: no early stop, the Newton update's set of §3.5), or, when the answer
+ * is not certified and 2^L ≤ n·K, every labelling (certified by enumeration, as the oracle). Value
+ * of y: its combined score minus a·F(y_i). */
+static strux_status rta_candidates(const strux_task *t, const strux_pot *pot,
+                                   const strux_label *truth, const strux_query *q, int all,
+                                   int exclude_truth, strux_candidates *out)
+{
+    rta_data *d = t->data;
+    const double *node;
+    STRUX_TRY(query_scores(t, pot, truth, q, &node));
+    const uint64_t *bt = d->bits + d->words;
+    double base = q->a * strux_rta_score(d->tr, NULL, pot->s, bt);
+    strux_rta_result res;
+    STRUX_TRY(strux_rta_argmax(d->inf, node, d->edge, exclude_truth ? bt : NULL, !all, &res));
+    int32_t L = d->tr->L;
+    int enumerate = !res.certified && L < 31 && (INT64_C(1) << L) <= (int64_t)d->n_trees * d->K;
+    int32_t n = enumerate ? (int32_t)(INT64_C(1) << L) : res.n_cand;
+    STRUX_TRY(strux_candidates_reserve(t, out, n));
+    out->n = 0;
+    out->best = -1;
+    out->certified = enumerate ? 1 : res.certified;
+    uint64_t *y = d->bits + 2 * d->words;
+    for (int32_t k = 0; k < n; k++) {
+        double F;
+        if (enumerate) {
+            y[0] = (uint64_t)k;
+            if (exclude_truth && y[0] == bt[0]) continue;
+            F = strux_rta_score(d->tr, node, d->edge, y);
+        } else {
+            memcpy(y, d->inf->cand_y + (int64_t)k * d->words, (size_t)d->words * sizeof *y);
+            F = d->inf->cand_F[k];
+        }
+        int32_t j = out->n++;
+        unpack(y, L, &out->y[j]);
+        out->value[j] = F - base;
+        if (out->best < 0 || out->value[j] > out->value[out->best]) out->best = j;
+    }
+    return STRUX_OK;
+}
+
+/* argmax_y a·m(y) + b·ℓ(y, y_i) + c·|y| (file comment): Σ_e c_e·(a·s_e + (b/n)·ℓ_e) = a·F + b·ℓ,
+ * and n·Σ_k (c/n)·y_k = c·|y|; F(y_i) is a constant. */
+static strux_status rta_oracle(const strux_task *t, const strux_pot *pot, const strux_label *truth,
+                               const strux_query *q, strux_label *y, strux_answer *ans)
+{
+    const double *node;
+    STRUX_TRY(query_scores(t, pot, truth, q, &node));
     int cert;
     STRUX_TRY(rta_infer(t, node, y, &cert));
     rta_answer(t, pot, truth, y, ans);
@@ -343,6 +396,8 @@ static const struct strux_task_ops rta_ops = {
     .format_label = strux_labelset_format,
     .label_count = strux_labelset_count,
     .label_at = strux_labelset_at,
+    .candidates = rta_candidates,
+    .certified = strux_task_rta_certified,
     .destroy = rta_destroy,
 };
 
