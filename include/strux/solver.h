@@ -38,8 +38,8 @@ typedef struct strux_certificate {
     double loss;   /* (1/n) Σ ℓ_i(w) */
     double dual;   /* dual objective, NAN where the solver has none */
     double gap;    /* primal − dual, NAN where undefined */
-    int lower_bound; /* 1: primal (and gap) are lower bounds (an uncertified approximate search):
-                        solver.tol does not stop on them */
+    /* 1: primal and gap are lower bounds (a search not certified exact): solver.tol ignores them */
+    int lower_bound;
 } strux_certificate;
 
 typedef struct strux_solver strux_solver;

@@ -4,8 +4,8 @@
  * eigen-decomposition (dsyevd) that checks and factors label-correlation priors (m3l.md §6 A6). */
 #include "strux/linalg.h"
 
-#include <inttypes.h>
 #include <float.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <string.h>
 

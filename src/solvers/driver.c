@@ -42,7 +42,8 @@ struct strux_driver {
     int hook_col[MAX_HOOKS]; /* first record column of each hook */
     int n_hooks;
     int test_col; /* first test_* column, −1 without data.test */
-    int solver_col; /* first of the solver's own columns (strux_solver_columns) */
+    /* first of the solver's own columns (strux_solver_columns) */
+    int solver_col;
     strux_driver_record_fn record_fn;
     void *record_ctx;
     const volatile sig_atomic_t *stop_flag; /* borrowed, or NULL */

@@ -34,13 +34,13 @@ typedef struct rta_method {
     int exact_qp;      /* solver.qp = exact */
     int exclude_truth; /* solver.exclude_truth (best only) */
     strux_candidates cand;
-    int32_t cap;      /* directions the buffers below hold */
-    double *Z;        /* p × cap, column h = d_h */
-    double *Q;        /* cap × cap */
-    double *bq;       /* cap: linear gains b_h */
-    double *db;       /* cap: b(y_h) − b_i */
-    double *lam;      /* cap */
-    double *step;     /* p */
+    int32_t cap;                   /* directions the buffers below hold */
+    double *Z;                     /* p × cap, column h = d_h */
+    double *Q;                     /* cap × cap */
+    double *bq;                    /* cap: linear gains b_h */
+    double *db;                    /* cap: b(y_h) − b_i */
+    double *lam;                   /* cap */
+    double *step;                  /* p */
     double inference_s, update_s;  /* this epoch, this rank */
     int64_t steps, n_cand;         /* visits that searched, labels they weighed */
     int64_t cert_done, calls_done; /* the task's certified answers and calls at the epoch's end */
@@ -76,7 +76,8 @@ double strux_rta_qp_kkt(int32_t D, const double *Q, const double *b, const doubl
         if (lam[h] > 0 && g < gmin_active) gmin_active = g;
         sum += lam[h];
     }
-    if (sum < 1 && 0 < gmin_active) gmin_active = 0; /* the slack is positive, its gradient 0 */
+    /* a positive slack (above rounding: 1e-12) has gradient 0 */
+    if (1 - sum > 1e-12 && 0 < gmin_active) gmin_active = 0;
     return isfinite(gmin_active) ? gmax - gmin_active : gmax;
 }
 
@@ -192,13 +193,19 @@ strux_status strux_rta_qp_exact(int32_t D, const double *Q, const double *b, dou
         double qud = up && down ? Q[(int64_t)(up - 1) * D + down - 1] : 0;
         double curv = qu + qd - 2 * qud, room = down ? lam[down - 1] : slack;
         double t = curv > 0 && res / curv < room ? res / curv : room;
-        if (up) lam[up - 1] += t;
-        else slack += t;
+        if (up)
+            lam[up - 1] += t;
+        else
+            slack += t;
         if (t == room) {
-            if (down) lam[down - 1] = 0;
-            else slack = 0;
-        } else if (down) lam[down - 1] -= t;
-        else slack -= t;
+            if (down)
+                lam[down - 1] = 0;
+            else
+                slack = 0;
+        } else if (down)
+            lam[down - 1] -= t;
+        else
+            slack -= t;
         for (int32_t j = 1; j <= D; j++) {
             double qj_up = up ? Q[(int64_t)(j - 1) * D + up - 1] : 0;
             double qj_down = down ? Q[(int64_t)(j - 1) * D + down - 1] : 0;

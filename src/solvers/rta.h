@@ -9,8 +9,8 @@
 /* Value bᵀλ − ½λᵀQλ of λ for a row-major D×D Q. */
 double strux_rta_qp_value(int32_t D, const double *Q, const double *b, const double *lam);
 /* KKT residual of λ for max bᵀλ − ½λᵀQλ over {λ ≥ 0, Σλ ≤ 1}, read as the simplex over λ and the
- * slack λ_0 = 1 − Σλ (gradient g_0 = 0): max_j g_j − min_{j: λ_j > 0} g_j with g = b − Qλ; 0 at
- * the maximiser. */
+ * slack λ_0 = 1 − Σλ (gradient g_0 = 0; positive above 1e-12): max_j g_j − min_{j: λ_j > 0} g_j
+ * with g = b − Qλ; 0 at the maximiser. */
 double strux_rta_qp_kkt(int32_t D, const double *Q, const double *b, const double *lam);
 /* solver.qp = projected: the Newton point Q⁺b (strux_sym_pinv_solve), projected onto
  * {λ ≥ 0, Σλ ≤ 1} (clipped, or onto the simplex by sorting when the clipped sum passes 1), an

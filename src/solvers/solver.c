@@ -72,13 +72,14 @@ const strux_opt_spec strux_solver_opt_specs[] = {
     {"solver.update", STRUX_OPT_CHOICE, offsetof(strux_solver_options, update), "newton", 0, 0,
      "newton|best",
      "rta step: newton (one capped conic step over every candidate of the trees' lists and the "
-     "truth, rta.md §3.5) or best (exact line search towards the best candidate, §3.4)"},
+     "truth, rta.md §3.5) or best (exact line search towards the best candidate, §3.4); the "
+     "spec's box constant C is 1/(λn) here"},
     {"solver.qp", STRUX_OPT_CHOICE, offsetof(strux_solver_options, qp), "projected", 0, 0,
      "projected|exact",
      "rta Newton subproblem max bᵀλ − ½λᵀQλ over λ ≥ 0, Σλ ≤ 1: projected (Newton point, "
      "projection, segment line search) or exact (to a KKT residual of 1e-10)"},
-    {"solver.exclude_truth", STRUX_OPT_BOOL, offsetof(strux_solver_options, exclude_truth),
-     "false", 0, 0, NULL,
+    {"solver.exclude_truth", STRUX_OPT_BOOL, offsetof(strux_solver_options, exclude_truth), "false",
+     0, 0, NULL,
      "rta best step: leave the truth out of the candidates (the reference code's update A)"},
     {NULL},
 };

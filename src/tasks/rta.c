@@ -234,7 +234,8 @@ static void rta_answer(const strux_task *t, const strux_pot *pot, const strux_la
 }
 
 /* The edge (d->edge) and node (*node, NULL when c = 0) scores of query q for the example of pot:
- * Σ_e c_e·(a·s_e + (b/n)·ℓ_e) + n·Σ_k (c/n)·y_k = a·F + b·ℓ + c·|y|; packs truth into bits[words]. */
+ * Σ_e c_e·(a·s_e + (b/n)·ℓ_e) + n·Σ_k (c/n)·y_k = a·F + b·ℓ + c·|y|; packs truth into bits[words].
+ */
 static strux_status query_scores(const strux_task *t, const strux_pot *pot,
                                  const strux_label *truth, const strux_query *q,
                                  const double **node)
