@@ -45,6 +45,8 @@ typedef struct strux_model_info {
     char version[32];    /* strux version */
     char git_commit[48]; /* "unknown" outside a git checkout */
     strux_curve curve;   /* per-epoch training curve, owned */
+    /* rta: the tree ensemble (/rta), owned; n_trees = 0 otherwise */
+    strux_tree_set trees;
 } strux_model_info;
 
 void strux_model_info_free(strux_model_info *info);

@@ -156,6 +156,15 @@ void strux_candidates_free(strux_candidates *c);
  * since creation; a task whose inference is always exact reports 0 and 0. Local. */
 void strux_task_certified(const strux_task *t, int64_t *certified, int64_t *calls);
 
+/* The task's label-tree ensemble (after check(); tasks without one leave n_trees = 0), copied
+ * into out (owned by the caller). */
+strux_status strux_task_trees(const strux_task *t, strux_tree_set *out);
+/* Use the stored ensemble ts instead of drawing one (before check(); ts is copied): predict and
+ * eval rebuild a model's trees from its file. STRUX_ERR_INPUT naming the inconsistency when the
+ * trees are not spanning or disagree with the stored union edges and multiplicities;
+ * STRUX_ERR_UNSUPPORTED for a task without trees. */
+strux_status strux_task_set_trees(strux_task *t, const strux_tree_set *ts);
+
 /* ---- Dual blocks (ARCHITECTURE.md §3) ----
  * Example i's share of the weights is w_i = B_i·c for a coefficient vector c of
  * strux_task_block_size() doubles: coefficient s·K + k places feature row s of the example (s < S:

@@ -74,9 +74,10 @@ static void rta_destroy(strux_task *t)
     strux_free(&t->data);
 }
 
+/* Draws the trees for L labels unless they were set (rta_set_trees), then sizes the scratch. */
 static strux_status rta_setup(rta_data *d, int32_t L)
 {
-    STRUX_TRY(strux_rta_trees_sample(L, d->n_trees, d->sampler, d->seed, &d->tr));
+    if (!d->tr) STRUX_TRY(strux_rta_trees_sample(L, d->n_trees, d->sampler, d->seed, &d->tr));
     STRUX_TRY(strux_rta_infer_create(d->tr, d->K, &d->inf));
     d->words = strux_rta_words(L);
     size_t n_e = 4 * (size_t)d->tr->n_edges;
@@ -100,7 +101,7 @@ static strux_status rta_check(strux_task *t, const strux_dataset *ds)
     STRUX_CHECK(t->n_labels == 0 || t->n_labels == ds->n_labels, STRUX_ERR_INPUT,
                 "%s: %d labels where the task's trees span %d", ds->path, ds->n_labels,
                 t->n_labels);
-    if (d->tr) return STRUX_OK;
+    if (d->inf) return STRUX_OK;
     int32_t L = ds->n_labels;
     strux_status st = rta_setup(d, L);
     if (st != STRUX_OK) {
@@ -108,6 +109,64 @@ static strux_status rta_check(strux_task *t, const strux_dataset *ds)
         return strux_error_frame(st, __FILE__, __LINE__, __func__);
     }
     t->n_labels = L;
+    return STRUX_OK;
+}
+
+static strux_status rta_trees(const strux_task *t, strux_tree_set *out)
+{
+    const rta_data *d = t->data;
+    if (!d->tr) return STRUX_OK;
+    const strux_rta_trees *tr = d->tr;
+    strux_tree_set ts = {.n_trees = tr->n, .n_labels = tr->L, .n_edges = tr->n_edges};
+    strux_status st = STRUX_OK;
+    size_t per = 2 * (size_t)(tr->L - 1);
+    STRUX_TRY_GOTO(st, strux_alloc_array(&ts.trees, (size_t)tr->n * per, sizeof *ts.trees), fail);
+    STRUX_TRY_GOTO(st, strux_alloc_array(&ts.edges, 2 * (size_t)tr->n_edges, sizeof *ts.edges),
+                   fail);
+    STRUX_TRY_GOTO(st, strux_alloc_array(&ts.mult, (size_t)tr->n_edges, sizeof *ts.mult), fail);
+    for (int32_t k = 0; k < tr->n; k++)
+        strux_rta_tree_edges(tr, k, ts.trees + (size_t)k * per);
+    memcpy(ts.edges, tr->ends, 2 * (size_t)tr->n_edges * sizeof *ts.edges);
+    memcpy(ts.mult, tr->mult, (size_t)tr->n_edges * sizeof *ts.mult);
+    ts.kbest = d->K;
+    ts.tree_seed = (int64_t)d->seed;
+    snprintf(ts.sampler, sizeof ts.sampler, "%s",
+             d->sampler == STRUX_RTA_SAMPLER_RECURSIVE ? "recursive" : "uniform");
+    *out = ts;
+    return STRUX_OK;
+fail:
+    strux_tree_set_free(&ts);
+    return st;
+}
+
+/* The stored trees replace the draw: rebuilt from their edges, checked against the stored union
+ * edges and multiplicities; K from the file. */
+static strux_status rta_set_trees(strux_task *t, const strux_tree_set *ts)
+{
+    rta_data *d = t->data;
+    STRUX_CHECK(!d->tr, STRUX_ERR_INTERNAL, "task '%s': trees set after check()", t->type_name);
+    STRUX_CHECK(ts->n_labels >= 2, STRUX_ERR_INPUT,
+                "the stored trees span %d label(s); the rta task needs at least 2", ts->n_labels);
+    STRUX_CHECK(ts->kbest >= 1 && ts->kbest <= STRUX_RTA_MAX_K, STRUX_ERR_INPUT,
+                "the stored kbest %lld is outside [1, %d]", (long long)ts->kbest, STRUX_RTA_MAX_K);
+    strux_rta_trees *tr = NULL;
+    STRUX_TRY(strux_rta_trees_from_edges(ts->n_labels, ts->n_trees, ts->trees, &tr));
+    int same = tr->n_edges == ts->n_edges;
+    for (int32_t e = 0; same && e < tr->n_edges; e++)
+        same = tr->ends[2 * e] == ts->edges[2 * e] && tr->ends[2 * e + 1] == ts->edges[2 * e + 1] &&
+               tr->mult[e] == ts->mult[e];
+    if (!same) {
+        strux_rta_trees_destroy(&tr);
+        return strux_error_set(STRUX_ERR_INPUT, __FILE__, __LINE__, __func__,
+                               "the stored union edges and multiplicities (%d edges) disagree "
+                               "with the stored trees",
+                               ts->n_edges);
+    }
+    d->tr = tr;
+    d->n_trees = ts->n_trees;
+    d->K = (int32_t)ts->kbest;
+    d->seed = (uint64_t)ts->tree_seed;
+    t->n_labels = ts->n_labels;
     return STRUX_OK;
 }
 
@@ -399,6 +458,8 @@ static const struct strux_task_ops rta_ops = {
     .label_at = strux_labelset_at,
     .candidates = rta_candidates,
     .certified = strux_task_rta_certified,
+    .trees = rta_trees,
+    .set_trees = rta_set_trees,
     .destroy = rta_destroy,
 };
 

@@ -232,6 +232,18 @@ strux_status strux_candidates_reserve(const strux_task *t, strux_candidates *c, 
     return STRUX_OK;
 }
 
+strux_status strux_task_trees(const strux_task *t, strux_tree_set *out)
+{
+    *out = (strux_tree_set){0};
+    return t->ops->trees ? t->ops->trees(t, out) : STRUX_OK;
+}
+
+strux_status strux_task_set_trees(strux_task *t, const strux_tree_set *ts)
+{
+    if (!t->ops->set_trees) return UNSUPPORTED(t, "set_trees");
+    return t->ops->set_trees(t, ts);
+}
+
 void strux_task_certified(const strux_task *t, int64_t *certified, int64_t *calls)
 {
     *certified = *calls = 0;

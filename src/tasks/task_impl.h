@@ -73,6 +73,9 @@ struct strux_task_ops {
     strux_status (*candidates)(const strux_task *t, const strux_pot *pot, const strux_label *truth,
                                const strux_query *q, int all, int exclude_truth,
                                strux_candidates *out);
+    /* optional: the label-tree ensemble out and in (strux_task_trees, strux_task_set_trees) */
+    strux_status (*trees)(const strux_task *t, strux_tree_set *out);
+    strux_status (*set_trees)(strux_task *t, const strux_tree_set *ts);
     /* optional: certified answers and inference calls so far (strux_task_certified) */
     void (*certified)(const strux_task *t, int64_t *certified, int64_t *calls);
     void (*destroy)(strux_task *t);
