@@ -188,6 +188,22 @@ void strux_dataset_col_maxabs(const strux_dataset *ds, double *out);
 /* Multiply feature column j by factor[j] (the bias column is left alone). */
 void strux_dataset_scale_cols(strux_dataset *ds, const double *factor);
 
+/* A spanning-tree ensemble over the labels (task.type = rta, specs/rta.md §1.5-1.6) as plain
+ * arrays: what a model file stores under /rta so predict and eval rebuild the ensemble instead of
+ * drawing it again. n_trees = 0: none. Arrays owned (strux_tree_set_free). */
+typedef struct strux_tree_set {
+    int32_t n_trees;  /* n */
+    int32_t n_labels; /* L: nodes per tree */
+    int32_t n_edges;  /* |E_u| */
+    int32_t *trees;   /* n·(L−1)·2: tree t's edges parent→child in root order */
+    int32_t *edges;   /* |E_u|·2: union edges (i, j), i < j, ascending */
+    int32_t *mult;    /* |E_u|: trees holding each union edge */
+    int64_t kbest;    /* task.kbest */
+    int64_t tree_seed;
+    char sampler[16]; /* task.tree_sampler */
+} strux_tree_set;
+void strux_tree_set_free(strux_tree_set *ts);
+
 /* Label names from a file of `id name` lines (labels.txt); names[k] = NULL where absent. */
 strux_status strux_label_names_read(const char *path, int32_t n_labels, char ***names);
 void strux_label_names_free(char ***names, int32_t n_labels);

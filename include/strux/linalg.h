@@ -35,6 +35,18 @@ void strux_axpy(int64_t n, double a, const double *x, double *y); /* y += a x */
 void strux_scal(int64_t n, double a, double *x);                  /* x *= a */
 double strux_nrm2sq(int64_t n, const double *x);                  /* Σ x_j² */
 
+/* C = alpha·AᵀA for a column-major rows×cols matrix A (column h at A + h·rows): the cols×cols
+ * Gram matrix of its columns, row-major, both triangles filled (BLAS dsyrk). rows and cols must
+ * fit an int. */
+void strux_gram_cols(int64_t rows, int32_t cols, double alpha, const double *A, double *C);
+/* y = alpha·A·x + beta·y for a column-major rows×cols matrix A (BLAS dgemv). */
+void strux_gemv_cols(int64_t rows, int32_t cols, double alpha, const double *A, const double *x,
+                     double beta, double *y);
+/* x = A⁺b for a dense symmetric positive semi-definite n×n matrix A (not changed): the
+ * pseudo-inverse from strux_sym_eig with eigenvalues at or below n·ε·λ_max dropped (MATLAB pinv's
+ * cutoff, rta.md A24). Errors as strux_sym_eig. */
+strux_status strux_sym_pinv_solve(int64_t n, const double *A, const double *b, double *x);
+
 /* Eigen-decomposition of a dense symmetric n×n matrix A (LAPACK dsyevd): on entry A holds the
  * matrix (symmetric, so row- and column-major alike; only its upper triangle in row-major terms is
  * read); on return eigval[0..n) holds the eigenvalues in ascending order and row j of A

@@ -27,6 +27,9 @@ typedef struct strux_solver_options {
     double cp_eps;            /* solver.cp_eps: add a plane when ψ > ξ_i + eps (cutting plane) */
     int64_t cp_max_planes;    /* solver.cp_max_planes: working-set size per example */
     int64_t cp_qp_passes;     /* solver.cp_qp_passes: working-set passes per round */
+    char update[STRUX_OPT_STR]; /* solver.update: rta step, newton|best */
+    char qp[STRUX_OPT_STR];     /* solver.qp: rta Newton subproblem, projected|exact */
+    int exclude_truth;          /* solver.exclude_truth: rta best step never towards y_i */
 } strux_solver_options;
 extern const strux_opt_spec strux_solver_opt_specs[]; /* section [solver] */
 
@@ -35,6 +38,8 @@ typedef struct strux_certificate {
     double loss;   /* (1/n) Σ ℓ_i(w) */
     double dual;   /* dual objective, NAN where the solver has none */
     double gap;    /* primal − dual, NAN where undefined */
+    /* 1: primal and gap are lower bounds (a search not certified exact): solver.tol ignores them */
+    int lower_bound;
 } strux_certificate;
 
 typedef struct strux_solver strux_solver;
@@ -89,6 +94,10 @@ strux_status strux_solver_save_examples(const strux_solver *s, int64_t i0, int64
 strux_status strux_solver_load_examples(strux_solver *s, int64_t i0, int64_t i1, strux_blob *b);
 /* Primal (and dual, gap) at the current model. Collective. */
 strux_status strux_solver_certificate(strux_solver *s, strux_certificate *c);
+/* The solver's own record columns (NULL-terminated names; NULL: none), and their values for the
+ * last epoch into values (Collective; rta: cert_rate, candidates, inference_s, update_s). */
+const char *const *strux_solver_columns(const strux_solver *s);
+strux_status strux_solver_metrics(strux_solver *s, double *values);
 
 /* J(w) and the mean surrogate loss at model m over the whole (sharded) dataset; oracle calls made
  * here are not counted as training calls by the caller's bookkeeping. Collective. */

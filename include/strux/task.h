@@ -133,6 +133,38 @@ strux_status strux_task_add_feature(const strux_task *t, const strux_dataset *ds
 strux_status strux_task_add_delta(const strux_task *t, const strux_dataset *ds, int64_t i,
                                   const strux_label *y, const strux_label *truth, double scale,
                                   strux_model *G);
+/* ---- Candidate lists (tasks with flag candidates: rta) ----
+ * The labels an approximate inference weighed for the direction query q (a, b, c; no wedge, no
+ * ban list), each once, with its value a·m(y) + b·g(y) + c·|y|. With all = 0 the inference may
+ * stop as soon as it can certify its best; with all = 1 every label it can produce is returned
+ * (the Newton update's set). exclude_truth leaves y_i out. certified = 1 when the best value is
+ * the maximum over every label (y_i excepted when excluded). The buffers grow as needed; free
+ * them with strux_candidates_free. Counted as an oracle call. */
+typedef struct strux_candidates {
+    int32_t n;      /* distinct labels */
+    int32_t cap;    /* labels allocated */
+    int32_t best;   /* index of the highest value (ties: the first met), −1 when n = 0 */
+    int certified;  /* the best is the exact maximiser */
+    double *value;  /* n values a·m(y) + b·g(y) + c·|y| */
+    strux_label *y; /* n labels */
+} strux_candidates;
+strux_status strux_task_candidates(strux_task *t, const strux_pot *pot, const strux_label *truth,
+                                   const strux_query *q, int all, int exclude_truth,
+                                   strux_candidates *out);
+void strux_candidates_free(strux_candidates *c);
+/* Answers of the task's inference certified exact, and its inference calls (oracle and predict),
+ * since creation; a task whose inference is always exact reports 0 and 0. Local. */
+void strux_task_certified(const strux_task *t, int64_t *certified, int64_t *calls);
+
+/* The task's label-tree ensemble (after check(); tasks without one leave n_trees = 0), copied
+ * into out (owned by the caller). */
+strux_status strux_task_trees(const strux_task *t, strux_tree_set *out);
+/* Use the stored ensemble ts instead of drawing one (before check(); ts is copied): predict and
+ * eval rebuild a model's trees from its file. STRUX_ERR_INPUT naming the inconsistency when the
+ * trees are not spanning or disagree with the stored union edges and multiplicities;
+ * STRUX_ERR_UNSUPPORTED for a task without trees. */
+strux_status strux_task_set_trees(strux_task *t, const strux_tree_set *ts);
+
 /* ---- Dual blocks (ARCHITECTURE.md §3) ----
  * Example i's share of the weights is w_i = B_i·c for a coefficient vector c of
  * strux_task_block_size() doubles: coefficient s·K + k places feature row s of the example (s < S:

@@ -84,6 +84,14 @@ static strux_status load(strux_comm *comm, const char *model_path, const char *d
     strux_status st = strux_io_model_load(model_path, &lm->model, &lm->info);
     if (st == STRUX_OK) st = strux_config_from_stored(lm->info.config, model_path, &lm->opt);
     if (st == STRUX_OK) st = strux_task_create(&lm->opt.task, &lm->task);
+    if (st == STRUX_OK && lm->info.trees.n_trees > 0) { /* rta: the file's trees, not a new draw */
+        st = strux_task_set_trees(lm->task, &lm->info.trees);
+        if (st != STRUX_OK) {
+            char why[1024];
+            snprintf(why, sizeof why, "%s", strux_error_message());
+            st = strux_error_set(st, __FILE__, __LINE__, __func__, "%s: /rta: %s", model_path, why);
+        }
+    }
     STRUX_TRY(strux_comm_agree(comm, st));
     strux_read_options ro =
         strux_cli_heldout_read_options(comm, &lm->opt, lm->model, lm->info.n_labels);

@@ -24,6 +24,12 @@ static void print_model(const char *path, const strux_model *m, const strux_mode
             printf(" %s", in->label_names[k] ? in->label_names[k] : "?");
         if (in->n_labels > 16) printf(" ...");
     }
+    const strux_tree_set *ts = &in->trees;
+    if (ts->n_trees > 0)
+        printf("\ntrees        n = %d spanning trees (%s, seed %lld), K = %lld, |E_u| = %d union "
+               "edges",
+               ts->n_trees, ts->sampler, (long long)ts->tree_seed, (long long)ts->kbest,
+               ts->n_edges);
     printf("\ntrained      %s with strux %s (commit %s) on %d rank(s), seed %lld, %.2fs\n",
            in->created, in->version, in->git_commit, in->n_ranks, (long long)in->seed,
            in->wall_time_s);

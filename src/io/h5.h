@@ -26,6 +26,10 @@ strux_status h5_finish_temp(hid_t f, const char *tmp, const char *path, strux_st
 strux_status h5_model_write(hid_t f, const char *path, const strux_model *m,
                             const strux_model_info *info);
 
+/* The /rta group of a model file (docs/model-format.md; model_rta.c): written when ts holds trees,
+ * read into ts (n_trees = 0 when the file has none), with its shapes checked. */
+strux_status h5_trees_write(hid_t f, const char *path, const strux_tree_set *ts);
+strux_status h5_trees_read(hid_t f, const char *path, strux_tree_set *ts);
 strux_status h5_attr_str(hid_t loc, const char *name, const char *value, const char *file);
 strux_status h5_attr_i64(hid_t loc, const char *name, int64_t value, const char *file);
 strux_status h5_attr_f64(hid_t loc, const char *name, double value, const char *file);

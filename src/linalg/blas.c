@@ -4,8 +4,10 @@
  * eigen-decomposition (dsyevd) that checks and factors label-correlation priors (m3l.md §6 A6). */
 #include "strux/linalg.h"
 
+#include <float.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <string.h>
 
 #include <cblas.h>
 
@@ -86,5 +88,50 @@ strux_status strux_sym_eig(int64_t n, double *A, double *eigval)
 done:
     strux_free(&work);
     strux_free(&iwork);
+    return st;
+}
+
+void strux_gram_cols(int64_t rows, int32_t cols, double alpha, const double *A, double *C)
+{
+    if (cols <= 0) return;
+    /* column-major A (rows×cols) is row-major Aᵀ (cols×rows): C = alpha·Aᵀ·A, upper of row-major */
+    cblas_dsyrk(CblasRowMajor, CblasUpper, CblasNoTrans, cols, (int)rows, alpha, A, (int)rows, 0.0,
+                C, cols);
+    for (int32_t i = 0; i < cols; i++)
+        for (int32_t j = 0; j < i; j++)
+            C[(int64_t)i * cols + j] = C[(int64_t)j * cols + i];
+}
+
+void strux_gemv_cols(int64_t rows, int32_t cols, double alpha, const double *A, const double *x,
+                     double beta, double *y)
+{
+    if (rows <= 0) return;
+    if (cols <= 0) {
+        strux_scal(rows, beta, y);
+        return;
+    }
+    cblas_dgemv(CblasColMajor, CblasNoTrans, (int)rows, cols, alpha, A, (int)rows, x, 1, beta, y,
+                1);
+}
+
+strux_status strux_sym_pinv_solve(int64_t n, const double *A, const double *b, double *x)
+{
+    if (n == 0) return STRUX_OK;
+    double *V = NULL, *ev = NULL;
+    strux_status st = STRUX_OK;
+    STRUX_TRY_GOTO(st, strux_alloc_array(&V, (size_t)(n * n), sizeof *V), done);
+    STRUX_TRY_GOTO(st, strux_alloc_array(&ev, (size_t)n, sizeof *ev), done);
+    memcpy(V, A, (size_t)(n * n) * sizeof *V);
+    STRUX_TRY_GOTO(st, strux_sym_eig(n, V, ev), done);
+    double cut = (double)n * DBL_EPSILON * (ev[n - 1] > 0 ? ev[n - 1] : 0);
+    memset(x, 0, (size_t)n * sizeof *x);
+    for (int64_t j = 0; j < n; j++) {
+        if (!(ev[j] > cut)) continue;
+        const double *u = V + j * n; /* row j: the unit eigenvector of ev[j] */
+        strux_axpy(n, strux_dot(n, u, b) / ev[j], u, x);
+    }
+done:
+    strux_free(&V);
+    strux_free(&ev);
     return st;
 }

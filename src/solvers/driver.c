@@ -42,6 +42,8 @@ struct strux_driver {
     int hook_col[MAX_HOOKS]; /* first record column of each hook */
     int n_hooks;
     int test_col; /* first test_* column, −1 without data.test */
+    /* first of the solver's own columns (strux_solver_columns) */
+    int solver_col;
     strux_driver_record_fn record_fn;
     void *record_ctx;
     const volatile sig_atomic_t *stop_flag; /* borrowed, or NULL */
@@ -67,7 +69,7 @@ strux_status strux_driver_create(const strux_driver_options *opt, const strux_dr
     d->opt = *opt;
     d->p = *parts;
     d->test_col = -1;
-    d->cert = (strux_certificate){NAN, NAN, NAN, NAN};
+    d->cert = (strux_certificate){NAN, NAN, NAN, NAN, 0};
     d->t_start = strux_time_now();
     const strux_model *m = parts->model;
     strux_status st = STRUX_OK;
@@ -152,6 +154,11 @@ static strux_status lay_out_columns(strux_driver *d)
     strux_curve *c = &d->p.info->curve;
     strux_curve_free(c);
     STRUX_TRY(strux_curve_init(c, base_columns));
+    d->solver_col = c->n_cols;
+    for (const char *const *name = strux_solver_columns(d->p.solver); name && *name; name++) {
+        int col;
+        STRUX_TRY(strux_curve_add_column(c, *name, &col));
+    }
     for (int h = 0; h < d->n_hooks; h++) {
         d->hook_col[h] = c->n_cols;
         int col;
@@ -220,7 +227,7 @@ static strux_status one_epoch(strux_driver *d, int force_cert, int *stop)
     STRUX_TRY(strux_solver_epoch(d->p.solver));
     int64_t epoch_calls = strux_task_oracle_calls(d->p.task) - c0;
     d->epoch = e;
-    d->cert = (strux_certificate){NAN, NAN, NAN, NAN};
+    d->cert = (strux_certificate){NAN, NAN, NAN, NAN, 0};
     if (force_cert || due(e, d->opt.certify_every, d->opt.epochs)) {
         snprintf(phase, sizeof phase, "the certificate after epoch %lld", (long long)e);
         strux_comm_set_phase(comm, phase);
@@ -257,6 +264,7 @@ static strux_status one_epoch(strux_driver *d, int force_cert, int *stop)
     row[COL_COMM_S] = comm_s;
     row[COL_COMM_BYTES] = (double)sums[1];
     row[COL_CALLS] = (double)d->calls;
+    STRUX_TRY(strux_solver_metrics(d->p.solver, row + d->solver_col));
     for (int h = 0; h < d->n_hooks; h++)
         if (d->hook[h].metrics)
             STRUX_TRY(d->hook[h].metrics(d->hook[h].ctx, d, row + d->hook_col[h]));
@@ -282,7 +290,7 @@ strux_status strux_driver_solve(strux_driver *d, double eps, int64_t max_epochs,
         int stop = 0;
         STRUX_TRY(one_epoch(d, eps > 0 && k + 1 == max_epochs, &stop));
         const strux_certificate *c = &d->cert;
-        if (eps > 0 && c->gap <= eps * c->primal) { /* NaN gap (sgd): never */
+        if (eps > 0 && c->gap <= eps * c->primal && !c->lower_bound) { /* NaN gap: never */
             strux_log(STRUX_LOG_INFO,
                       "converged after epoch %lld: duality gap %.3e <= %g x primal %.6g",
                       (long long)d->epoch, c->gap, eps, c->primal);

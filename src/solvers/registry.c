@@ -1,12 +1,14 @@
 /* solvers/registry.c - every solver by name, with what it can do and the keys it reads
  * (STYLE.md §4). Adding a solver is one file and one row here. */
-#include "dual.h"
+#include "rta.h"
 
 static const char *const sgd_keys[] = {"solver.batch", "solver.average", NULL};
 /* the CoCoA+ engine's keys (dual.c), read by every dual solver */
 #define DUAL_KEYS "solver.tol", "solver.local_passes", "solver.sync_every", "solver.blocks"
 static const char *const bcfw_keys[] = {DUAL_KEYS, "solver.weighted_average", NULL};
 static const char *const sdca_keys[] = {DUAL_KEYS, NULL};
+static const char *const rta_keys[] = {DUAL_KEYS, "solver.update", "solver.qp",
+                                       "solver.exclude_truth", NULL};
 static const char *const cp_keys[] = {DUAL_KEYS, "solver.cp_eps", "solver.cp_max_planes",
                                       "solver.cp_qp_passes", NULL};
 
@@ -16,5 +18,6 @@ const strux_solver_entry strux_solver_registry[] = {
     {"sdca", strux_solver_create_sdca, STRUX_CAP_DUAL, sdca_keys},
     {"cutting_plane", strux_solver_create_cutting_plane, STRUX_CAP_DUAL | STRUX_CAP_KEEPS_SLACK,
      cp_keys},
+    {"rta", strux_solver_create_rta, STRUX_CAP_DUAL | STRUX_CAP_NEEDS_CANDIDATES, rta_keys},
     {NULL, NULL, 0, NULL},
 };

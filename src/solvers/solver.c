@@ -12,7 +12,8 @@ const strux_opt_spec strux_solver_opt_specs[] = {
     {"solver.type", STRUX_OPT_STRING, offsetof(strux_solver_options, type), "sgd", 0, 0, NULL,
      "training algorithm: sgd (Pegasos mini-batch subgradient), bcfw (block-coordinate "
      "Frank-Wolfe), sdca (dual coordinate ascent; per-label closed form where the loss is a sum "
-     "of binary hinges), cutting_plane (n-slack working sets); the dual solvers run CoCoA+ "
+     "of binary hinges), cutting_plane (n-slack working sets), rta (spanning-tree ensembles: "
+     "steps over the task's candidate lists, rta.md); the dual solvers run CoCoA+ "
      "rounds over the ranks and certify a duality gap"},
     {"solver.lambda", STRUX_OPT_DOUBLE, offsetof(strux_solver_options, lambda), "1e-3", 1e-12, 1e6,
      NULL, "regularisation λ of J(w) = (λ/2)||w||² + (1/n) Σ ℓ_i(w)"},
@@ -68,6 +69,18 @@ const strux_opt_spec strux_solver_opt_specs[] = {
      1000, NULL,
      "passes over every local working set per round "
      "that re-optimise the restricted dual without oracle calls"},
+    {"solver.update", STRUX_OPT_CHOICE, offsetof(strux_solver_options, update), "newton", 0, 0,
+     "newton|best",
+     "rta step: newton (one capped conic step over every candidate of the trees' lists and the "
+     "truth, rta.md §3.5) or best (exact line search towards the best candidate, §3.4); the "
+     "spec's box constant C is 1/(λn) here"},
+    {"solver.qp", STRUX_OPT_CHOICE, offsetof(strux_solver_options, qp), "projected", 0, 0,
+     "projected|exact",
+     "rta Newton subproblem max bᵀλ − ½λᵀQλ over λ ≥ 0, Σλ ≤ 1: projected (Newton point, "
+     "projection, segment line search) or exact (to a KKT residual of 1e-10)"},
+    {"solver.exclude_truth", STRUX_OPT_BOOL, offsetof(strux_solver_options, exclude_truth), "false",
+     0, 0, NULL,
+     "rta best step: leave the truth out of the candidates (the reference code's update A)"},
     {NULL},
 };
 
@@ -124,6 +137,17 @@ static strux_status check_caps(const strux_solver_entry *e, unsigned search_caps
     return STRUX_OK;
 }
 
+/* A solver that steps over candidate lists needs a task that hands them out. */
+static strux_status check_task(const strux_solver_entry *e, unsigned task_caps, const char *task)
+{
+    STRUX_CHECK(!(e->caps & STRUX_CAP_NEEDS_CANDIDATES) || (task_caps & STRUX_CAP_CANDIDATES),
+                STRUX_ERR_CONFIG,
+                "solver.type = %s steps over the task's candidate lists (flag candidates), which "
+                "task.type = %s does not hand out (task.type = rta does)",
+                e->name, task);
+    return STRUX_OK;
+}
+
 /* A bias left out of the regulariser breaks the dual solvers' closed forms (their dual would need
  * the equality constraint of an unregularised offset). */
 static strux_status check_bias(const strux_solver_entry *e, int free_bias)
@@ -146,6 +170,7 @@ strux_status strux_solver_check_options(const strux_solver_options *opt,
     STRUX_TRY(find_entry(opt->type, &e));
     STRUX_TRY(check_bias(e, strcmp(mo->bias, "free") == 0));
     STRUX_TRY(strux_task_type_caps(to->type, &task_caps));
+    STRUX_TRY(check_task(e, task_caps, to->type));
     STRUX_TRY(strux_search_type_caps(so, task_caps, &search_caps, search, sizeof search));
     /* the certificate's exact search is the surrogate's default (strux_search_create_exact):
      * it must suit the task too, or the run would fail after reading the data */
@@ -193,6 +218,7 @@ strux_status strux_solver_create(const strux_solver_options *opt, strux_task *t,
     STRUX_TRY(find_entry(opt->type, &e));
     STRUX_TRY(check_caps(e, strux_search_caps(s), strux_search_name(s), strux_surrogate_name(s)));
     STRUX_TRY(check_bias(e, strux_model_free_col(m) >= 0));
+    STRUX_TRY(check_task(e, strux_task_caps(t), strux_task_name(t)));
     strux_solver *sv;
     STRUX_TRY(strux_alloc(&sv, sizeof *sv));
     *sv = (strux_solver){.type_name = e->name,
@@ -239,6 +265,16 @@ strux_status strux_solver_epoch(strux_solver *s)
     STRUX_TRY(s->ops->epoch(s));
     s->epoch++;
     return STRUX_OK;
+}
+
+const char *const *strux_solver_columns(const strux_solver *s)
+{
+    return s->ops->columns;
+}
+
+strux_status strux_solver_metrics(strux_solver *s, double *values)
+{
+    return s->ops->metrics ? s->ops->metrics(s, values) : STRUX_OK;
 }
 
 double strux_solver_lambda(const strux_solver *s)

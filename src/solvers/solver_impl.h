@@ -18,6 +18,10 @@ struct strux_solver_ops {
     /* optional: adapt the state to a new λ before it takes effect (s->opt.lambda is the old) */
     void (*set_lambda)(strux_solver *s, double lambda);
     void (*destroy)(strux_solver *s);
+    /* optional: extra record columns (NULL-terminated names) and their values after an epoch
+     * (Collective; NaN where nothing is to report) */
+    const char *const *columns;
+    strux_status (*metrics)(strux_solver *s, double *values);
 };
 
 struct strux_solver {

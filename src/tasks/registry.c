@@ -12,6 +12,6 @@ const strux_task_entry strux_task_registry[] = {
     {"multiclass", strux_task_create_multiclass, STRUX_CAP_WEDGE, NULL},
     {"chain", strux_task_create_chain, STRUX_CAP_WEDGE, chain_keys},
     {"pairwise", strux_task_create_pairwise, STRUX_CAP_WEDGE, pairwise_keys},
-    {"rta", strux_task_create_rta, 0, rta_keys},
+    {"rta", strux_task_create_rta, STRUX_CAP_CANDIDATES, rta_keys},
     {NULL, NULL, 0, NULL},
 };

@@ -13,9 +13,10 @@
  * counted as uncertified (strux_task_rta_certified), except that a label space of at most n·K
  * labels, no more than the lists hold, is enumerated so the answer is exact. Wedge and ban-list
  * queries are refused (no STRUX_CAP_WEDGE). Predict is the same argmax with b = c = 0; eval adds
- * `cert_rate`, the share of predictions certified. Not here: the trees in the model file (predict
- * and eval rebuild them from the stored config's task.tree_seed), the candidates operation and the
- * marginal-dual solver. */
+ * `cert_rate`, the share of predictions certified. The candidates operation (task.h) hands the
+ * distinct labels of the lists with their values to the rta solver (src/solvers/rta.c). Not here:
+ * the trees in the model file (predict and eval rebuild them from the stored config's
+ * task.tree_seed). */
 #include "rta_impl.h"
 #include "task_impl.h"
 
@@ -73,9 +74,10 @@ static void rta_destroy(strux_task *t)
     strux_free(&t->data);
 }
 
+/* Draws the trees for L labels unless they were set (rta_set_trees), then sizes the scratch. */
 static strux_status rta_setup(rta_data *d, int32_t L)
 {
-    STRUX_TRY(strux_rta_trees_sample(L, d->n_trees, d->sampler, d->seed, &d->tr));
+    if (!d->tr) STRUX_TRY(strux_rta_trees_sample(L, d->n_trees, d->sampler, d->seed, &d->tr));
     STRUX_TRY(strux_rta_infer_create(d->tr, d->K, &d->inf));
     d->words = strux_rta_words(L);
     size_t n_e = 4 * (size_t)d->tr->n_edges;
@@ -99,7 +101,7 @@ static strux_status rta_check(strux_task *t, const strux_dataset *ds)
     STRUX_CHECK(t->n_labels == 0 || t->n_labels == ds->n_labels, STRUX_ERR_INPUT,
                 "%s: %d labels where the task's trees span %d", ds->path, ds->n_labels,
                 t->n_labels);
-    if (d->tr) return STRUX_OK;
+    if (d->inf) return STRUX_OK;
     int32_t L = ds->n_labels;
     strux_status st = rta_setup(d, L);
     if (st != STRUX_OK) {
@@ -107,6 +109,64 @@ static strux_status rta_check(strux_task *t, const strux_dataset *ds)
         return strux_error_frame(st, __FILE__, __LINE__, __func__);
     }
     t->n_labels = L;
+    return STRUX_OK;
+}
+
+static strux_status rta_trees(const strux_task *t, strux_tree_set *out)
+{
+    const rta_data *d = t->data;
+    if (!d->tr) return STRUX_OK;
+    const strux_rta_trees *tr = d->tr;
+    strux_tree_set ts = {.n_trees = tr->n, .n_labels = tr->L, .n_edges = tr->n_edges};
+    strux_status st = STRUX_OK;
+    size_t per = 2 * (size_t)(tr->L - 1);
+    STRUX_TRY_GOTO(st, strux_alloc_array(&ts.trees, (size_t)tr->n * per, sizeof *ts.trees), fail);
+    STRUX_TRY_GOTO(st, strux_alloc_array(&ts.edges, 2 * (size_t)tr->n_edges, sizeof *ts.edges),
+                   fail);
+    STRUX_TRY_GOTO(st, strux_alloc_array(&ts.mult, (size_t)tr->n_edges, sizeof *ts.mult), fail);
+    for (int32_t k = 0; k < tr->n; k++)
+        strux_rta_tree_edges(tr, k, ts.trees + (size_t)k * per);
+    memcpy(ts.edges, tr->ends, 2 * (size_t)tr->n_edges * sizeof *ts.edges);
+    memcpy(ts.mult, tr->mult, (size_t)tr->n_edges * sizeof *ts.mult);
+    ts.kbest = d->K;
+    ts.tree_seed = (int64_t)d->seed;
+    snprintf(ts.sampler, sizeof ts.sampler, "%s",
+             d->sampler == STRUX_RTA_SAMPLER_RECURSIVE ? "recursive" : "uniform");
+    *out = ts;
+    return STRUX_OK;
+fail:
+    strux_tree_set_free(&ts);
+    return st;
+}
+
+/* The stored trees replace the draw: rebuilt from their edges, checked against the stored union
+ * edges and multiplicities; K from the file. */
+static strux_status rta_set_trees(strux_task *t, const strux_tree_set *ts)
+{
+    rta_data *d = t->data;
+    STRUX_CHECK(!d->tr, STRUX_ERR_INTERNAL, "task '%s': trees set after check()", t->type_name);
+    STRUX_CHECK(ts->n_labels >= 2, STRUX_ERR_INPUT,
+                "the stored trees span %d label(s); the rta task needs at least 2", ts->n_labels);
+    STRUX_CHECK(ts->kbest >= 1 && ts->kbest <= STRUX_RTA_MAX_K, STRUX_ERR_INPUT,
+                "the stored kbest %lld is outside [1, %d]", (long long)ts->kbest, STRUX_RTA_MAX_K);
+    strux_rta_trees *tr = NULL;
+    STRUX_TRY(strux_rta_trees_from_edges(ts->n_labels, ts->n_trees, ts->trees, &tr));
+    int same = tr->n_edges == ts->n_edges;
+    for (int32_t e = 0; same && e < tr->n_edges; e++)
+        same = tr->ends[2 * e] == ts->edges[2 * e] && tr->ends[2 * e + 1] == ts->edges[2 * e + 1] &&
+               tr->mult[e] == ts->mult[e];
+    if (!same) {
+        strux_rta_trees_destroy(&tr);
+        return strux_error_set(STRUX_ERR_INPUT, __FILE__, __LINE__, __func__,
+                               "the stored union edges and multiplicities (%d edges) disagree "
+                               "with the stored trees",
+                               ts->n_edges);
+    }
+    d->tr = tr;
+    d->n_trees = ts->n_trees;
+    d->K = (int32_t)ts->kbest;
+    d->seed = (uint64_t)ts->tree_seed;
+    t->n_labels = ts->n_labels;
     return STRUX_OK;
 }
 
@@ -228,10 +288,12 @@ static void rta_answer(const strux_task *t, const strux_pot *pot, const strux_la
     ans->size = rta_size(t, y);
 }
 
-/* argmax_y a·m(y) + b·ℓ(y, y_i) + c·|y| (file comment): Σ_e c_e·(a·s_e + (b/n)·ℓ_e) = a·F + b·ℓ,
- * and n·Σ_k (c/n)·y_k = c·|y|; F(y_i) is a constant. */
-static strux_status rta_oracle(const strux_task *t, const strux_pot *pot, const strux_label *truth,
-                               const strux_query *q, strux_label *y, strux_answer *ans)
+/* The edge (d->edge) and node (*node, NULL when c = 0) scores of query q for the example of pot:
+ * Σ_e c_e·(a·s_e + (b/n)·ℓ_e) + n·Σ_k (c/n)·y_k = a·F + b·ℓ + c·|y|; packs truth into bits[words].
+ */
+static strux_status query_scores(const strux_task *t, const strux_pot *pot,
+                                 const strux_label *truth, const strux_query *q,
+                                 const double **node)
 {
     rta_data *d = t->data;
     STRUX_CHECK(!q->wedge && q->n_ban == 0, STRUX_ERR_UNSUPPORTED,
@@ -245,14 +307,65 @@ static strux_status rta_oracle(const strux_task *t, const strux_pot *pot, const 
     double bn = q->b / d->tr->n;
     for (int64_t k = 0; k < n_e; k++)
         d->edge[k] = q->a * pot->s[k] + bn * d->ell[k];
-    const double *node = NULL;
+    *node = NULL;
     if (q->c != 0) {
         for (int32_t k = 0; k < d->tr->L; k++) {
             d->node[2 * k] = 0;
             d->node[2 * k + 1] = q->c / d->tr->n;
         }
-        node = d->node;
+        *node = d->node;
     }
+    return STRUX_OK;
+}
+
+/* The candidates of q (task.h): the distinct labellings of the trees' K-best lists under the
+ * query's scores (§2.2; all: no early stop, the Newton update's set of §3.5), or, when the answer
+ * is not certified and 2^L ≤ n·K, every labelling (certified by enumeration, as the oracle). Value
+ * of y: its combined score minus a·F(y_i). */
+static strux_status rta_candidates(const strux_task *t, const strux_pot *pot,
+                                   const strux_label *truth, const strux_query *q, int all,
+                                   int exclude_truth, strux_candidates *out)
+{
+    rta_data *d = t->data;
+    const double *node;
+    STRUX_TRY(query_scores(t, pot, truth, q, &node));
+    const uint64_t *bt = d->bits + d->words;
+    double base = q->a * strux_rta_score(d->tr, NULL, pot->s, bt);
+    strux_rta_result res;
+    STRUX_TRY(strux_rta_argmax(d->inf, node, d->edge, exclude_truth ? bt : NULL, !all, &res));
+    int32_t L = d->tr->L;
+    int enumerate = !res.certified && L < 31 && (INT64_C(1) << L) <= (int64_t)d->n_trees * d->K;
+    int32_t n = enumerate ? (int32_t)(INT64_C(1) << L) : res.n_cand;
+    STRUX_TRY(strux_candidates_reserve(t, out, n));
+    out->n = 0;
+    out->best = -1;
+    out->certified = enumerate ? 1 : res.certified;
+    uint64_t *y = d->bits + 2 * d->words;
+    for (int32_t k = 0; k < n; k++) {
+        double F;
+        if (enumerate) {
+            y[0] = (uint64_t)k;
+            if (exclude_truth && y[0] == bt[0]) continue;
+            F = strux_rta_score(d->tr, node, d->edge, y);
+        } else {
+            memcpy(y, d->inf->cand_y + (int64_t)k * d->words, (size_t)d->words * sizeof *y);
+            F = d->inf->cand_F[k];
+        }
+        int32_t j = out->n++;
+        unpack(y, L, &out->y[j]);
+        out->value[j] = F - base;
+        if (out->best < 0 || out->value[j] > out->value[out->best]) out->best = j;
+    }
+    return STRUX_OK;
+}
+
+/* argmax_y a·m(y) + b·ℓ(y, y_i) + c·|y| (file comment): Σ_e c_e·(a·s_e + (b/n)·ℓ_e) = a·F + b·ℓ,
+ * and n·Σ_k (c/n)·y_k = c·|y|; F(y_i) is a constant. */
+static strux_status rta_oracle(const strux_task *t, const strux_pot *pot, const strux_label *truth,
+                               const strux_query *q, strux_label *y, strux_answer *ans)
+{
+    const double *node;
+    STRUX_TRY(query_scores(t, pot, truth, q, &node));
     int cert;
     STRUX_TRY(rta_infer(t, node, y, &cert));
     rta_answer(t, pot, truth, y, ans);
@@ -339,6 +452,10 @@ static const struct strux_task_ops rta_ops = {
     .format_label = strux_labelset_format,
     .label_count = strux_labelset_count,
     .label_at = strux_labelset_at,
+    .candidates = rta_candidates,
+    .certified = strux_task_rta_certified,
+    .trees = rta_trees,
+    .set_trees = rta_set_trees,
     .destroy = rta_destroy,
 };
 

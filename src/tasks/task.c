@@ -207,6 +207,64 @@ strux_status strux_task_oracle(strux_task *t, const strux_pot *pot, const strux_
     return t->ops->oracle(t, pot, truth, q, y, ans);
 }
 
+strux_status strux_task_candidates(strux_task *t, const strux_pot *pot, const strux_label *truth,
+                                   const strux_query *q, int all, int exclude_truth,
+                                   strux_candidates *out)
+{
+    if (!t->ops->candidates) return UNSUPPORTED(t, "candidates");
+    STRUX_CHECK(q->a >= 0 && q->b >= 0 && (q->a > 0 || q->b > 0), STRUX_ERR_INTERNAL,
+                "candidate direction (%g, %g) must be non-negative and non-zero", q->a, q->b);
+    t->n_oracle_calls++;
+    return t->ops->candidates(t, pot, truth, q, all, exclude_truth, out);
+}
+
+strux_status strux_candidates_reserve(const strux_task *t, strux_candidates *c, int32_t n)
+{
+    if (n <= c->cap) return STRUX_OK;
+    int32_t cap = c->cap > 0 ? c->cap : 16;
+    while (cap < n)
+        cap *= 2;
+    STRUX_TRY(strux_realloc_array(&c->value, (size_t)cap, sizeof *c->value));
+    STRUX_TRY(strux_realloc_array(&c->y, (size_t)cap, sizeof *c->y));
+    for (int32_t k = c->cap; k < cap; k++) {
+        c->y[k] = (strux_label){0};
+        strux_status st = strux_label_alloc(&c->y[k], t->n_labels, 0);
+        if (st != STRUX_OK) {
+            c->cap = k; /* the labels allocated so far stay owned */
+            return strux_error_frame(st, __FILE__, __LINE__, __func__);
+        }
+    }
+    c->cap = cap;
+    return STRUX_OK;
+}
+
+strux_status strux_task_trees(const strux_task *t, strux_tree_set *out)
+{
+    *out = (strux_tree_set){0};
+    return t->ops->trees ? t->ops->trees(t, out) : STRUX_OK;
+}
+
+strux_status strux_task_set_trees(strux_task *t, const strux_tree_set *ts)
+{
+    if (!t->ops->set_trees) return UNSUPPORTED(t, "set_trees");
+    return t->ops->set_trees(t, ts);
+}
+
+void strux_task_certified(const strux_task *t, int64_t *certified, int64_t *calls)
+{
+    *certified = *calls = 0;
+    if (t->ops->certified) t->ops->certified(t, certified, calls);
+}
+
+void strux_candidates_free(strux_candidates *c)
+{
+    for (int32_t k = 0; k < c->cap; k++)
+        strux_label_free(&c->y[k]);
+    strux_free(&c->y);
+    strux_free(&c->value);
+    *c = (strux_candidates){0};
+}
+
 double strux_task_loss(const strux_task *t, const strux_label *y, const strux_label *truth)
 {
     return t->ops->loss(t, y, truth);

@@ -69,6 +69,15 @@ struct strux_task_ops {
     int64_t (*label_count)(const strux_task *t, const strux_pot *pot);
     strux_status (*label_at)(const strux_task *t, const strux_pot *pot, int64_t index,
                              strux_label *y);
+    /* optional (flag candidates): the candidate labels of q (strux_task_candidates) */
+    strux_status (*candidates)(const strux_task *t, const strux_pot *pot, const strux_label *truth,
+                               const strux_query *q, int all, int exclude_truth,
+                               strux_candidates *out);
+    /* optional: the label-tree ensemble out and in (strux_task_trees, strux_task_set_trees) */
+    strux_status (*trees)(const strux_task *t, strux_tree_set *out);
+    strux_status (*set_trees)(strux_task *t, const strux_tree_set *ts);
+    /* optional: certified answers and inference calls so far (strux_task_certified) */
+    void (*certified)(const strux_task *t, int64_t *certified, int64_t *calls);
     void (*destroy)(strux_task *t);
 };
 
@@ -102,6 +111,9 @@ strux_status strux_task_create_rta(const strux_task_options *opt, strux_task *t)
 /* rta: ensemble argmax answers certified exact, and argmax calls (oracle and predict) since
  * creation (rta.c). */
 void strux_task_rta_certified(const strux_task *t, int64_t *certified, int64_t *calls);
+
+/* Room for n labels of t->n_labels parts in c (keeps the first c->n). */
+strux_status strux_candidates_reserve(const strux_task *t, strux_candidates *c, int32_t n);
 
 /* The sink writing example i's φ into G (weights) or c (block coefficients); one of them NULL. */
 strux_phi strux_task_phi(const strux_task *t, const strux_dataset *ds, int64_t i, strux_model *G,

@@ -7,6 +7,7 @@
 #include "strux/io.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -217,9 +218,9 @@ static void test_checkpoint_round_trip(void **state)
     /* a checkpoint is a model file */
     strux_model_info back_info;
     assert_strux_ok(strux_io_model_load(path, &back, &back_info));
-    double *got = test_model_flat(back);
-    assert_memory_equal(got, wm, (size_t)n_w * sizeof *wm);
-    free(got);
+    double *gm = test_model_flat(back);
+    assert_memory_equal(gm, wm, (size_t)n_w * sizeof *wm);
+    free(gm);
     strux_model_destroy(&back);
     strux_model_info_free(&back_info);
     {
