@@ -61,7 +61,7 @@ int main(int argc, char **argv)
     strux_read_options ro = {
         .rank = 0,
         .n_ranks = 1,
-        .dim = m->dim - (bias > 0), /* the model's feature columns, bias excluded */
+        .dim = strux_model_dim(m) - (bias > 0), /* the model's feature columns, bias excluded */
         .n_labels = info.n_labels,
         .drop_above_dim = 1, /* unseen features carry no weight */
         .bias = bias,

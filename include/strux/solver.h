@@ -30,6 +30,7 @@ typedef struct strux_solver_options {
     char update[STRUX_OPT_STR]; /* solver.update: rta step, newton|best */
     char qp[STRUX_OPT_STR];     /* solver.qp: rta Newton subproblem, projected|exact */
     int exclude_truth;          /* solver.exclude_truth: rta best step never towards y_i */
+    int shrinking;              /* solver.shrinking: sdca leaves settled hinge coordinates out */
 } strux_solver_options;
 extern const strux_opt_spec strux_solver_opt_specs[]; /* section [solver] */
 

@@ -176,7 +176,7 @@ static strux_status dual_epoch(strux_solver *s)
     int64_t bad = strux_model_find_non_finite(d->w); /* agreed weights: every rank sees it */
     STRUX_CHECK(bad < 0, STRUX_ERR_NUMERIC, "weight %lld is not finite after epoch %lld",
                 (long long)bad, (long long)s->epoch + 1);
-    return STRUX_OK;
+    return d->method->epoch_done ? d->method->epoch_done(s, d) : STRUX_OK;
 }
 
 /* D = Σ_i b_i − (λ/2)||w||² at the iterate; gap = J(model) − D ≥ 0. */

@@ -27,6 +27,8 @@ typedef struct dual_method {
     strux_status (*visit)(strux_solver *s, dual_data *d, int64_t i);
     /* optional: extra state once the engine is set up */
     strux_status (*setup)(strux_solver *s, dual_data *d);
+    /* optional: after an epoch's last sync, on every rank (collectives allowed) */
+    strux_status (*epoch_done)(strux_solver *s, dual_data *d);
     /* optional: work on local examples [i0, i1) of one data block after the last round's passes
      * of an epoch, before its sync (against that block's wl) */
     strux_status (*epoch_end)(strux_solver *s, dual_data *d, int64_t i0, int64_t i1);

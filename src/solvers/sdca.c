@@ -5,16 +5,32 @@
  * maximises the dual exactly in each coordinate:
  *     α_ik ← clip(α_ik + λn·(1 + σ_k·w_k·x_i) / (σ′·||x_i||²), 0, 1)
  * (LIBLINEAR's dual coordinate descent for the L1-loss SVM, Hsieh et al. ICML 2008, with
- * C = 1/(λn), without shrinking; no oracle call is needed). For any other task or surrogate the
- * coordinates are the example's block and the closed-form step along the oracle's corner is
- * BCFW's line-searched step (slack_bicriteria.md §4.3), shared with bcfw.c. */
+ * C = 1/(λn); no oracle call is needed), with LIBLINEAR's shrinking (solver.shrinking): a
+ * coordinate at a bound whose projected gradient lies beyond the last epoch's range of projected
+ * gradients leaves the passes, only the scores of the remaining parts are computed, and every
+ * coordinate returns when that range closes below SHRINK_EPS. The ranges are reduced over ranks
+ * after each epoch, so at a fixed solver.blocks the trajectory does not depend on the rank count.
+ * For any other task or surrogate the coordinates are the example's block and the closed-form
+ * step along the oracle's corner is BCFW's line-searched step (slack_bicriteria.md §4.3), shared
+ * with bcfw.c. */
 #include "dual.h"
 
+#include <math.h>
 #include <string.h>
+
+/* projected-gradient range under which the shrunk coordinates return (LIBLINEAR's -e for the
+ * dual solvers, in the same units: the hinge's gradient 1 − y·w·x) */
+#define SHRINK_EPS 0.1
 
 typedef struct sdca_data {
     int per_part;  /* the loss separates into binary hinges */
+    int shrink;    /* solver.shrinking, on the per-part path */
     double *sigma; /* signs σ_k of the visited example's parts */
+    unsigned char *out; /* per block coefficient: 1 while the coordinate is shrunk */
+    int32_t *rows;      /* the visited example's active parts */
+    double *scores;     /* their scores w_k·x_i */
+    double pg_max, pg_min; /* this epoch's range of projected gradients (minimisation sign) */
+    double th_max, th_min; /* the last epoch's: the shrinking thresholds */
 } sdca_data;
 
 static strux_status sdca_setup(strux_solver *s, dual_data *d)
@@ -27,27 +43,75 @@ static strux_status sdca_setup(strux_solver *s, dual_data *d)
     m->per_part = (strux_search_caps(s->search) & STRUX_CAP_ONE_CALL) &&
                   (strux_task_caps(s->task) & STRUX_CAP_HINGE_PARTS) &&
                   strux_task_hinge_parts(s->task, &d->truth, m->sigma) > 0;
-    strux_log(STRUX_LOG_DEBUG, "sdca: %s",
-              m->per_part ? "one coordinate per binary hinge" : "block steps along oracle corners");
+    m->shrink = m->per_part && s->opt.shrinking;
+    m->th_max = INFINITY; /* nothing shrinks in the first epoch */
+    m->th_min = -INFINITY;
+    m->pg_max = -INFINITY;
+    m->pg_min = INFINITY;
+    if (m->per_part) {
+        STRUX_TRY(strux_alloc_array(&m->out, (size_t)d->off[s->ds->n_local] + 1, sizeof *m->out));
+        STRUX_TRY(strux_alloc_array(&m->rows, (size_t)d->pot.cap + 1, sizeof *m->rows));
+        STRUX_TRY(strux_alloc_array(&m->scores, (size_t)d->pot.cap + 1, sizeof *m->scores));
+    }
+    strux_log(STRUX_LOG_DEBUG, "sdca: %s%s",
+              m->per_part ? "one coordinate per binary hinge" : "block steps along oracle corners",
+              m->shrink ? ", shrinking" : "");
     return STRUX_OK;
 }
 
 static strux_status part_visit(strux_solver *s, dual_data *d, sdca_data *m, int64_t i)
 {
-    STRUX_TRY(strux_dual_potentials(s, d, i));
+    const strux_dataset *ds = s->ds;
+    STRUX_TRY(strux_task_truth(s->task, ds, i, &d->truth));
     int32_t n_parts = strux_task_hinge_parts(s->task, &d->truth, m->sigma);
-    strux_block_shape bs = strux_task_block_shape(s->task, s->ds, i);
-    strux_task_block_gram(s->ds, &bs, i, d->X);
+    strux_block_shape bs = strux_task_block_shape(s->task, ds, i);
+    double v = strux_dataset_weight(ds, i);
+    if (!(v > 0)) return STRUX_OK; /* hinges that weigh 0 */
+    double *ci = d->c + d->off[i], *dir = d->dir;
+    unsigned char *out = m->out + d->off[i];
+    int32_t n_act = 0;
+    for (int32_t k = 0; k < n_parts; k++)
+        if (!out[k]) m->rows[n_act++] = k;
+    if (n_act == 0) return STRUX_OK;
+    strux_task_block_gram(ds, &bs, i, d->X);
     /* λW/v_i: with a loss weight v_i (dual.h) the coordinate keeps its box [0, 1] and its
      * coefficient scales, c_ik = −σ_k·v_i·α_ik/(λW) */
-    double v = strux_dataset_weight(s->ds, i), xx = d->X[0], lambda_n = s->opt.lambda * d->n / v;
-    if (!(xx > 0) || !(v > 0)) return STRUX_OK; /* hinges that do not depend on w, or weigh 0 */
-    double *ci = d->c + d->off[i], *dir = d->dir;
+    double xx = d->X[0], lambda_n = s->opt.lambda * d->n / v;
+    if (!(xx > 0)) return STRUX_OK; /* hinges that do not depend on w */
+    /* the parts' block coefficients are weight rows k of the example's one feature row; when
+     * most are active all rows are scored at once (contiguous runs), else only the active */
+    int64_t r = ds->ex_ptr ? ds->ex_ptr[i] : i;
+    if (2 * n_act >= n_parts) {
+        strux_model_scores(d->wl, &ds->x, r, 0, n_parts, d->pot.s);
+        for (int32_t q = 0; q < n_act; q++)
+            m->scores[q] = d->pot.s[m->rows[q]];
+    } else {
+        strux_model_scores_rows(d->wl, &ds->x, r, m->rows, n_act, m->scores);
+    }
     memset(dir, 0, (size_t)bs.p * sizeof *dir);
     int moved = 0;
-    for (int32_t k = 0; k < n_parts; k++) {
+    for (int32_t q = 0; q < n_act; q++) {
+        int32_t k = m->rows[q];
         double sk = m->sigma[k], alpha = -ci[k] * sk * lambda_n;
-        double grad = 1 + sk * d->pot.s[k]; /* n·∂D/∂α_ik */
+        double grad = 1 + sk * m->scores[q]; /* n·∂D/∂α_ik; LIBLINEAR's G is −grad */
+        if (m->shrink) {
+            double g = -grad, pg = g;
+            if (alpha == 0) {
+                if (g > m->th_max) {
+                    out[k] = 1;
+                    continue;
+                }
+                if (g > 0) pg = 0;
+            } else if (alpha == 1) {
+                if (g < m->th_min) {
+                    out[k] = 1;
+                    continue;
+                }
+                if (g < 0) pg = 0;
+            }
+            m->pg_max = fmax(m->pg_max, pg);
+            m->pg_min = fmin(m->pg_min, pg);
+        }
         double a_new = alpha + lambda_n * grad / (d->sigma * xx);
         a_new = a_new < 0 ? 0 : a_new > 1 ? 1 : a_new;
         if (a_new == alpha) continue;
@@ -66,16 +130,70 @@ static strux_status sdca_visit(strux_solver *s, dual_data *d, int64_t i)
     return m->per_part ? part_visit(s, d, m, i) : strux_dual_corner_step(s, d, i);
 }
 
+/* The epoch's projected-gradient range over all ranks becomes the next epoch's thresholds (an
+ * end at or below 0 of the upper one, or at or above 0 of the lower one, means none on that
+ * side); when it has closed below SHRINK_EPS every coordinate returns. */
+static strux_status sdca_epoch_done(strux_solver *s, dual_data *d)
+{
+    sdca_data *m = d->mdata;
+    if (!m->shrink) return STRUX_OK;
+    double r[2] = {m->pg_max, -m->pg_min}; /* −∞ each when no coordinate was active */
+    STRUX_TRY(strux_comm_allreduce_max(s->comm, r, 2));
+    if (r[0] + r[1] <= SHRINK_EPS) {
+        memset(m->out, 0, (size_t)d->off[s->ds->n_local] * sizeof *m->out);
+        m->th_max = INFINITY;
+        m->th_min = -INFINITY;
+    } else {
+        m->th_max = r[0] > 0 ? r[0] : INFINITY;
+        m->th_min = -r[1] < 0 ? -r[1] : -INFINITY;
+    }
+    m->pg_max = -INFINITY;
+    m->pg_min = INFINITY;
+    return STRUX_OK;
+}
+
+/* Checkpoint, per data block: the shrunk flags of its coefficients and the thresholds (global,
+ * the same in every block). */
+static strux_status sdca_save(const strux_solver *s, const dual_data *d, int64_t i0, int64_t i1,
+                              strux_blob *b)
+{
+    (void)s;
+    const sdca_data *m = d->mdata;
+    if (!m->per_part) return STRUX_OK;
+    STRUX_TRY(strux_blob_put(b, &m->th_max, sizeof m->th_max));
+    STRUX_TRY(strux_blob_put(b, &m->th_min, sizeof m->th_min));
+    return strux_blob_put(b, m->out + d->off[i0], (size_t)(d->off[i1] - d->off[i0]));
+}
+
+static strux_status sdca_load(strux_solver *s, dual_data *d, int64_t i0, int64_t i1,
+                              strux_blob *b)
+{
+    (void)s;
+    sdca_data *m = d->mdata;
+    if (!m->per_part) return STRUX_OK;
+    STRUX_TRY(strux_blob_get(b, &m->th_max, sizeof m->th_max, "sdca shrinking thresholds"));
+    STRUX_TRY(strux_blob_get(b, &m->th_min, sizeof m->th_min, "sdca shrinking thresholds"));
+    return strux_blob_get(b, m->out + d->off[i0], (size_t)(d->off[i1] - d->off[i0]),
+                          "sdca shrunk coordinates");
+}
+
 static void sdca_destroy(dual_data *d)
 {
     sdca_data *m = d->mdata;
     if (!m) return;
     strux_free(&m->sigma);
+    strux_free(&m->out);
+    strux_free(&m->rows);
+    strux_free(&m->scores);
     strux_free(&d->mdata);
 }
 
-static const dual_method sdca_method = {
-    .visit = sdca_visit, .setup = sdca_setup, .destroy = sdca_destroy};
+static const dual_method sdca_method = {.visit = sdca_visit,
+                                        .setup = sdca_setup,
+                                        .epoch_done = sdca_epoch_done,
+                                        .save = sdca_save,
+                                        .load = sdca_load,
+                                        .destroy = sdca_destroy};
 
 strux_status strux_solver_create_sdca(strux_solver *s)
 {

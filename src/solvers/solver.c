@@ -57,6 +57,11 @@ const strux_opt_spec strux_solver_opt_specs[] = {
      "false", 0, 0, NULL,
      "export BCFW's weighted average w̄ ← (t·w̄ + 2·w)/(t + 2) over rounds t (Lacoste-Julien et "
      "al. 2013) instead of the iterate; the gap is then J(w̄) − D"},
+    {"solver.shrinking", STRUX_OPT_BOOL, offsetof(strux_solver_options, shrinking), "true", 0, 0,
+     NULL,
+     "sdca on binary hinges (1-vs-All): leave out of the passes the coordinates whose projected "
+     "gradient says they stay at a bound, as LIBLINEAR does, and bring them all back when the "
+     "rest has converged (the certificates always score every coordinate); false for ablations"},
     {"solver.cp_eps", STRUX_OPT_DOUBLE, offsetof(strux_solver_options, cp_eps), "1e-6", 0, 1e6,
      NULL,
      "a label enters example i's working set when its "
