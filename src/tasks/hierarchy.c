@@ -187,8 +187,10 @@ static strux_status set_alpha(hier_data *d)
         if (d->model == H_SSVM) ao.rho = 2; /* §4.2: SSVM starts at the structural ρ = 2 α */
         STRUX_TRY(strux_alpha_structural(h, &ao, d->alpha));
     }
-    for (int32_t n = 0; n < M; n++)
+    for (int32_t n = 0; n < M; n++) {
+        if (d->alpha[n] < 0) d->alpha[n] = 0; /* the QP's rounding: −1e-17 is 0 */
         d->mult[n] = d->exported ? 1.0 : sqrt(d->alpha[n]);
+    }
     return STRUX_OK;
 }
 
