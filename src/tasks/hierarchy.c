@@ -121,6 +121,9 @@ static strux_status read_hierarchy(hier_data *d)
                 "task.model = ssvm needs a tree (Algorithm 5, hierarchical.md §4.3), but node "
                 "%lld of %s has two or more parents",
                 (long long)strux_hierarchy_print_id(d->h, d->h->multi_parent), d->opt.hierarchy);
+    STRUX_CHECK(d->model != H_SSVM, STRUX_ERR_UNSUPPORTED,
+                "task.model = ssvm: the alpha update (hierarchical.md §4.2) is not built yet; "
+                "use flat, hsvm or nhsvm");
     if (!d->h->is_tree && d->model != H_FLAT && d->model != H_HSVM)
         STRUX_CHECK(d->opt.rho == 2, STRUX_ERR_CONFIG,
                     "task.rho = %g: on a DAG (%s) only rho = 2 is solved (hierarchical.md §3.3)",
