@@ -82,6 +82,20 @@ typedef struct strux_task_options {
     int64_t kbest;                 /* task.kbest: rta list depth K per tree, 1..1024 */
     int64_t tree_seed;             /* task.tree_seed: seed of the rta tree draws */
     char tree_sampler[STRUX_OPT_STR]; /* task.tree_sampler: uniform|recursive */
+    char hierarchy[STRUX_OPT_STR];    /* task.hierarchy: `parent child` file (hierarchy task) */
+    char model[STRUX_OPT_STR];        /* task.model: flat|hsvm|nhsvm|ssvm */
+    char labels[STRUX_OPT_STR];       /* task.labels: auto|single|multi */
+    char loss[STRUX_OPT_STR];   /* task.loss: auto|zero_one|node_hamming|normalized|leaf_hamming|tree */
+    char margin[STRUX_OPT_STR]; /* task.margin: plain|normalized */
+    char alpha[STRUX_OPT_STR];  /* task.alpha: rho|maxmin|rho_directional */
+    double rho;                 /* task.rho: ρ > 1 of (6.6) */
+    double dag_t;               /* task.dag_t: T of (6.8) */
+    char root_alpha[STRUX_OPT_STR];    /* task.root_alpha: auto|free|zero */
+    int64_t alpha_every;               /* task.alpha_every: SGD epochs between SSVM α updates */
+    double alpha_tol;                  /* task.alpha_tol: SSVM stops when max |α′ − α| ≤ this */
+    double alpha_floor;                /* task.alpha_floor: ε guard of Algorithm 5 */
+    char partial_paths[STRUX_OPT_STR]; /* task.partial_paths: stop|error */
+    int prune;                         /* task.prune: exact leaf pruning of the DAG LP */
 } strux_task_options;
 extern const strux_opt_spec strux_task_opt_specs[]; /* section [task] */
 
@@ -101,6 +115,18 @@ void strux_task_key_readers(const char *key, char *buf, size_t n);
 
 /* Check that a dataset suits the task (label ranges, structure). */
 strux_status strux_task_check(strux_task *t, const strux_dataset *ds);
+/* Facts about the training data a task needs from every rank before the model is shaped (the
+ * hierarchy task: single- or multi-label data, the internal nodes where training paths end). After
+ * strux_task_check on this rank's training shard: strux_task_sync_size doubles (0: nothing to
+ * agree on), filled by strux_task_sync_local, max-reduced over ranks by the caller, and handed
+ * back to strux_task_sync_apply, which may reshape the task (model rows). Not Collective. */
+int64_t strux_task_sync_size(const strux_task *t);
+strux_status strux_task_sync_local(const strux_task *t, double *buf);
+strux_status strux_task_sync_apply(strux_task *t, const strux_dataset *ds, const double *buf);
+/* The trained weights become the exported ones (the hierarchy task: row n ← √α_n·row n, the
+ * rows a model file holds) and the task scores them so from then on; m NULL: the weights are
+ * already exported (a model read from a file). No-op for tasks without such a map. */
+strux_status strux_task_export(strux_task *t, strux_model *m);
 /* Weight layout for data with dim feature columns. */
 strux_status strux_task_model_shape(const strux_task *t, const strux_dataset *ds, int32_t *n_rows,
                                     int64_t *n_extra);

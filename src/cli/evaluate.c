@@ -97,7 +97,8 @@ static strux_status load(strux_comm *comm, const char *model_path, const char *d
         strux_cli_heldout_read_options(comm, &lm->opt, lm->model, lm->info.n_labels);
     STRUX_TRY(strux_comm_agree(comm, strux_io_dataset_load(data_path, &ro, &lm->data)));
     STRUX_TRY(strux_cli_report_dropped(comm, lm->data));
-    return strux_comm_agree(comm, strux_task_check(lm->task, lm->data));
+    STRUX_TRY(strux_comm_agree(comm, strux_task_check(lm->task, lm->data)));
+    return strux_comm_agree(comm, strux_task_export(lm->task, NULL));
 }
 
 /* --model M --data D [--out P]; out_path may be NULL when --out is not accepted. */

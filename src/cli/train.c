@@ -227,11 +227,28 @@ static strux_status log_record(void *ctx, const strux_driver *d, const strux_cur
     return r->metrics ? strux_metrics_write_row(r->metrics, c) : STRUX_OK;
 }
 
+/* What the task needs to know of the whole training file (strux_task_sync_*), max-reduced. */
+static strux_status task_sync(train_run *r)
+{
+    int64_t n = strux_task_sync_size(r->task);
+    if (n == 0) return STRUX_OK;
+    double *buf;
+    STRUX_TRY(strux_alloc_array(&buf, (size_t)n, sizeof *buf));
+    strux_status st = strux_task_sync_local(r->task, buf);
+    st = strux_comm_agree(r->comm, st);
+    if (st == STRUX_OK) st = strux_comm_allreduce_max(r->comm, buf, n);
+    if (st == STRUX_OK) st = strux_comm_agree(r->comm, strux_task_sync_apply(r->task, r->train, buf));
+    strux_free(&buf);
+    return st;
+}
+
 static strux_status set_up(train_run *r)
 {
     strux_comm_set_phase(r->comm, "set-up");
     strux_status st = strux_task_create(&r->opt.task, &r->task);
     if (st == STRUX_OK) st = strux_task_check(r->task, r->train);
+    STRUX_TRY(strux_comm_agree(r->comm, st));
+    STRUX_TRY(task_sync(r));
     int32_t n_rows = 0;
     int64_t n_extra = 0;
     if (st == STRUX_OK) st = strux_task_model_shape(r->task, r->train, &n_rows, &n_extra);
@@ -303,6 +320,7 @@ static strux_status save_model(train_run *r)
 {
     strux_comm_set_phase(r->comm, "writing the model");
     strux_status st = strux_driver_export(r->driver, r->model);
+    if (st == STRUX_OK) st = strux_task_export(r->task, r->model);
     if (st == STRUX_OK && strux_comm_rank(r->comm) == 0) {
         strux_driver_stamp_info(r->driver);
         st = strux_io_model_save(r->opt.output.model, r->model, &r->info);

@@ -6,6 +6,11 @@ static const char *const chain_keys[] = {"task.tags", "task.outside", NULL};
 static const char *const pairwise_keys[] = {"task.inference", "task.lp_start", NULL};
 static const char *const rta_keys[] = {"task.trees", "task.kbest", "task.tree_seed",
                                        "task.tree_sampler", NULL};
+static const char *const hierarchy_keys[] = {
+    "task.hierarchy",   "task.model",       "task.labels",      "task.loss",
+    "task.margin",      "task.alpha",       "task.rho",         "task.dag_t",
+    "task.root_alpha",  "task.alpha_every", "task.alpha_tol",   "task.alpha_floor",
+    "task.partial_paths", "task.prune",     "task.lp_start",    NULL};
 
 const strux_task_entry strux_task_registry[] = {
     {"multilabel", strux_task_create_multilabel, STRUX_CAP_WEDGE | STRUX_CAP_HINGE_PARTS, NULL},
@@ -13,5 +18,6 @@ const strux_task_entry strux_task_registry[] = {
     {"chain", strux_task_create_chain, STRUX_CAP_WEDGE, chain_keys},
     {"pairwise", strux_task_create_pairwise, STRUX_CAP_WEDGE, pairwise_keys},
     {"rta", strux_task_create_rta, STRUX_CAP_CANDIDATES, rta_keys},
+    {"hierarchy", strux_task_create_hierarchy, 0, hierarchy_keys},
     {NULL, NULL, 0, NULL},
 };

@@ -39,6 +39,48 @@ const strux_opt_spec strux_task_opt_specs[] = {
      0, 0, "uniform|recursive",
      "rta: uniform = random Prüfer sequences (uniform over spanning trees, §1.6); "
      "recursive = the reference code's random recursive trees (not uniform), for replication"},
+    {"task.hierarchy", STRUX_OPT_STRING, offsetof(strux_task_options, hierarchy), "", 0, 0, NULL,
+     "hierarchy: the label hierarchy, `parent child` lines of node ids (LSHTC cat_hier.txt, the "
+     ".hier files); data label ids are node ids"},
+    {"task.model", STRUX_OPT_CHOICE, offsetof(strux_task_options, model), "nhsvm", 0, 0,
+     "flat|hsvm|nhsvm|ssvm",
+     "hierarchy: flat multi-class SVM on the leaves, HSVM (every node weight 1), normalised HSVM "
+     "(structural alpha, hierarchical.md §2.3), or SSVM (alpha learned, shared Frobenius norm)"},
+    {"task.labels", STRUX_OPT_CHOICE, offsetof(strux_task_options, labels), "auto", 0, 0,
+     "auto|single|multi",
+     "hierarchy: label space; auto = multi when some training example has two most specific "
+     "nodes"},
+    {"task.loss", STRUX_OPT_CHOICE, offsetof(strux_task_options, loss), "auto", 0, 0,
+     "auto|zero_one|node_hamming|normalized|leaf_hamming|tree",
+     "hierarchy: structural loss; auto = the model's (hierarchical.md §2 table: flat and ssvm "
+     "zero_one, hsvm node_hamming, nhsvm normalized; leaf_hamming for flat, nhsvm and ssvm on "
+     "multi-label data); tree = |closure xor closure| (equal to node_hamming)"},
+    {"task.margin", STRUX_OPT_CHOICE, offsetof(strux_task_options, margin), "plain", 0, 0,
+     "plain|normalized", "hierarchy: normalized = the margin-normalised NHSVM (6.13)"},
+    {"task.alpha", STRUX_OPT_CHOICE, offsetof(strux_task_options, alpha), "rho", 0, 0,
+     "rho|maxmin|rho_directional",
+     "hierarchy: structural alpha program of nhsvm (6.6), (6.7) or (6.6) with directional "
+     "constraints"},
+    {"task.rho", STRUX_OPT_DOUBLE, offsetof(strux_task_options, rho), "2", 0, 1e6, NULL,
+     "hierarchy: rho > 1 of program (6.6); only 2 on DAGs"},
+    {"task.dag_t", STRUX_OPT_DOUBLE, offsetof(strux_task_options, dag_t), "1.5", 1, 1e6, NULL,
+     "hierarchy: T of the DAG relaxation (6.8), 1 <= sum of alpha on a leaf path <= T"},
+    {"task.root_alpha", STRUX_OPT_CHOICE, offsetof(strux_task_options, root_alpha), "auto", 0, 0,
+     "auto|free|zero",
+     "hierarchy: the root's alpha (A10): free on trees with a file root, zero on DAGs and virtual "
+     "roots under auto"},
+    {"task.alpha_every", STRUX_OPT_INT, offsetof(strux_task_options, alpha_every), "5", 1, 1e9,
+     NULL, "hierarchy ssvm: sgd epochs between alpha updates"},
+    {"task.alpha_tol", STRUX_OPT_DOUBLE, offsetof(strux_task_options, alpha_tol), "1e-4", 0, 1,
+     NULL, "hierarchy ssvm: stop when an update moves no alpha by more than this"},
+    {"task.alpha_floor", STRUX_OPT_DOUBLE, offsetof(strux_task_options, alpha_floor), "1e-8", 0,
+     0.5, NULL, "hierarchy ssvm: the epsilon guard of Algorithm 5 on nodes with weight"},
+    {"task.partial_paths", STRUX_OPT_CHOICE, offsetof(strux_task_options, partial_paths), "stop",
+     0, 0, "stop|error",
+     "hierarchy: a training path ending at an internal node gets a virtual stop leaf under it "
+     "(stop) or is refused (error)"},
+    {"task.prune", STRUX_OPT_BOOL, offsetof(strux_task_options, prune), "true", 0, 0, NULL,
+     "hierarchy: exact leaf pruning before the multi-label DAG LP (hierarchical.md §5.4)"},
     {NULL},
 };
 
@@ -142,6 +184,28 @@ strux_status strux_task_check(strux_task *t, const strux_dataset *ds)
 {
     if (t->ops->check) STRUX_TRY(t->ops->check(t, ds));
     return strux_task_model_shape(t, ds, &t->n_rows, &t->n_extra);
+}
+
+int64_t strux_task_sync_size(const strux_task *t)
+{
+    return t->ops->sync_size ? t->ops->sync_size(t) : 0;
+}
+
+strux_status strux_task_sync_local(const strux_task *t, double *buf)
+{
+    return t->ops->sync_local ? t->ops->sync_local(t, buf) : STRUX_OK;
+}
+
+strux_status strux_task_sync_apply(strux_task *t, const strux_dataset *ds, const double *buf)
+{
+    if (!t->ops->sync_apply) return STRUX_OK;
+    STRUX_TRY(t->ops->sync_apply(t, ds, buf));
+    return strux_task_model_shape(t, ds, &t->n_rows, &t->n_extra);
+}
+
+strux_status strux_task_export(strux_task *t, strux_model *m)
+{
+    return t->ops->export_rows ? t->ops->export_rows(t, m) : STRUX_OK;
 }
 
 strux_status strux_task_model_shape(const strux_task *t, const strux_dataset *ds, int32_t *n_rows,

@@ -79,6 +79,11 @@ struct strux_task_ops {
     /* optional: certified answers and inference calls so far (strux_task_certified) */
     void (*certified)(const strux_task *t, int64_t *certified, int64_t *calls);
     void (*destroy)(strux_task *t);
+    /* optional: strux_task_sync_size/local/apply and strux_task_export */
+    int64_t (*sync_size)(const strux_task *t);
+    strux_status (*sync_local)(const strux_task *t, double *buf);
+    strux_status (*sync_apply)(strux_task *t, const strux_dataset *ds, const double *buf);
+    strux_status (*export_rows)(strux_task *t, strux_model *m);
 };
 
 struct strux_task {
@@ -108,6 +113,13 @@ strux_status strux_task_create_multiclass(const strux_task_options *opt, strux_t
 strux_status strux_task_create_chain(const strux_task_options *opt, strux_task *t);
 strux_status strux_task_create_pairwise(const strux_task_options *opt, strux_task *t);
 strux_status strux_task_create_rta(const strux_task_options *opt, strux_task *t);
+strux_status strux_task_create_hierarchy(const strux_task_options *opt, strux_task *t);
+/* hierarchy: its hierarchy (stop leaves included) and node weights α (borrowed; after check), and
+ * a new α (M finite values ≥ 0; the scores then use c_n = √α_n) for the SSVM update and tests. */
+struct strux_hierarchy;
+strux_status strux_task_hierarchy_state(const strux_task *t, const struct strux_hierarchy **h,
+                                        const double **alpha);
+strux_status strux_task_hierarchy_set_alpha(strux_task *t, const double *alpha);
 /* rta: ensemble argmax answers certified exact, and argmax calls (oracle and predict) since
  * creation (rta.c). */
 void strux_task_rta_certified(const strux_task *t, int64_t *certified, int64_t *calls);
