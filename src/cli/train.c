@@ -167,6 +167,7 @@ static strux_status load_training_data(train_run *r)
         .bias = strcmp(r->opt.model.bias, "none") == 0 ? 0 : r->opt.data.bias,
         .max_features = (int32_t)r->opt.data.max_features,
         .n_blocks = (int32_t)r->opt.solver.blocks,
+        .binary_labels = strcmp(r->opt.task.type, "binary") == 0,
     };
     double t0 = strux_time_now();
     strux_comm_set_phase(r->comm, "reading the training data");

@@ -13,5 +13,6 @@ const strux_task_entry strux_task_registry[] = {
     {"chain", strux_task_create_chain, STRUX_CAP_WEDGE, chain_keys},
     {"pairwise", strux_task_create_pairwise, STRUX_CAP_WEDGE, pairwise_keys},
     {"rta", strux_task_create_rta, 0, rta_keys},
+    {"binary", strux_task_create_binary, STRUX_CAP_WEDGE | STRUX_CAP_HINGE_PARTS, NULL},
     {NULL, NULL, 0, NULL},
 };

@@ -99,6 +99,7 @@ strux_status strux_task_create_multiclass(const strux_task_options *opt, strux_t
 strux_status strux_task_create_chain(const strux_task_options *opt, strux_task *t);
 strux_status strux_task_create_pairwise(const strux_task_options *opt, strux_task *t);
 strux_status strux_task_create_rta(const strux_task_options *opt, strux_task *t);
+strux_status strux_task_create_binary(const strux_task_options *opt, strux_task *t);
 /* rta: ensemble argmax answers certified exact, and argmax calls (oracle and predict) since
  * creation (rta.c). */
 void strux_task_rta_certified(const strux_task *t, int64_t *certified, int64_t *calls);
