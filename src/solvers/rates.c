@@ -412,6 +412,13 @@ strux_status strux_rates_bind(strux_rates *r, strux_comm *comm, const strux_data
         r->ramp[j] = r->train_val[j] = NAN;
     r->mm_objective = NAN;
     STRUX_TRY(build_inner(r));
+    /* the first surrogate's weights (w = 0: both hinges, v = 0), so the driver's bound on J(0)
+     * and any certificate before the first search are those of a real problem */
+    memset(r->pat, 3, (size_t)n);
+    for (int64_t e = 0; e < n; e++) {
+        r->inner->weight[2 * e] = (double)r->N * r->Ab[e];
+        r->inner->weight[2 * e + 1] = (double)r->N * r->Bb[e];
+    }
     *inner = r->inner;
     return STRUX_OK;
 }
@@ -868,8 +875,8 @@ strux_status strux_rates_run(strux_rates *r, strux_driver *drv, strux_model *mod
         if (rank0) {
             char vs[256] = "";
             for (int32_t j = 0; j < m && strlen(vs) < 200; j++)
-                snprintf(vs + strlen(vs), sizeof vs - strlen(vs), " %s: v %.6g ramp %+.3e",
-                         r->con_name[j], r->v[j], r->ramp[j]);
+                snprintf(vs + strlen(vs), sizeof vs - strlen(vs), " %s: v %.6g ramp %+.3e train %+.9e",
+                         r->con_name[j], r->v[j], r->ramp[j], r->train_val[j]);
             strux_log(STRUX_LOG_INFO,
                       "rates: MM step %lld objective %.9g, %lld switched, %lld cuts, %lld inner "
                       "epochs, %.2fs;%s",
