@@ -49,6 +49,9 @@ typedef struct strux_read_options {
     int32_t max_features; /* > 0: a feature index above it is an input error (dropped or not),
                              checked before anything is sized by it; 0: the XMC header's D if
                              there is one, else 2^31 - 3 (the largest index of any file) */
+    int binary_labels;    /* nonzero (task binary): the label token is one of +1, 1 (label id 1,
+                             positive), -1, 0 (label id 0, negative); a line starting with a
+                             space is unlabeled; two label ids. LIBSVM text only. */
 } strux_read_options;
 
 /* ---- one text line reader (data/text.c) under every text format: LIBSVM/XMC, SVM-hmm, and

@@ -69,6 +69,9 @@ strux_status strux_lp_solve_integer(strux_lp *lp, strux_lp_result *result, doubl
 void strux_lp_set_fresh_start(strux_lp *lp, int fresh);
 /* The primal solution of the last optimal solve: x[j] for every column. */
 void strux_lp_primal(const strux_lp *lp, double *x);
+/* The row duals (shadow prices) of the last optimal solve: y[r] for every row, GLPK's sign
+ * convention (for a maximisation, ≥ 0 on an active upper-bounded row). */
+void strux_lp_row_duals(const strux_lp *lp, double *y);
 /* Simplex iterations of every solve so far (instrumentation). */
 int64_t strux_lp_iterations(const strux_lp *lp);
 

@@ -7,6 +7,7 @@
 #include "strux/comm.h"
 #include "strux/driver.h"
 #include "strux/io.h"
+#include "strux/rates.h"
 #include "strux/solver.h"
 
 #include <stdio.h>
@@ -50,6 +51,7 @@ typedef struct strux_run_options {
     strux_model_options model;
     strux_output_options output;
     strux_job_options run;
+    strux_rates_options rates;
 } strux_run_options;
 
 typedef struct strux_config strux_config;
@@ -62,6 +64,16 @@ strux_status strux_config_read_file(strux_config *c, const char *path);
 strux_status strux_config_read_stored(strux_config *c, const char *text, const char *origin);
 /* Add "section.key=value" from the command line. */
 strux_status strux_config_set(strux_config *c, const char *assignment);
+/* fn(ctx, NAME, value, origin) for every entry `section.NAME` in order (the user-named sections
+ * [datasets] and [constraints], which strux_config_resolve leaves alone). */
+strux_status strux_config_each(const strux_config *c, const char *section,
+                               strux_status (*fn)(void *ctx, const char *name, const char *value,
+                                                  const char *origin),
+                               void *ctx);
+/* [datasets], [constraints] and [rates] into a rate-constrained problem, checked (before any data
+ * is read); *out = NULL when [constraints] is empty (rates_cli.c). */
+strux_status strux_cli_rates_parse(const strux_config *c, const strux_run_options *o,
+                                   strux_rates **out);
 /* Defaults, then every entry in order; unknown sections or keys are errors listing the valid
  * ones; keys that the chosen implementations do not read are reported as warnings. */
 strux_status strux_config_resolve(strux_config *c, strux_run_options *o);

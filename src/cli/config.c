@@ -140,7 +140,28 @@ static const section sections[] = {
     {"model", strux_model_opt_specs, offsetof(strux_run_options, model), NULL, NULL, NULL},
     {"output", output_specs, offsetof(strux_run_options, output), NULL, NULL, NULL},
     {"run", run_specs, offsetof(strux_run_options, run), NULL, NULL, NULL},
+    {"rates", strux_rates_opt_specs, offsetof(strux_run_options, rates), NULL, NULL, NULL},
 };
+
+/* Sections whose keys the user names (issue 15): read with strux_config_each, not resolved. */
+static int free_section(const char *key)
+{
+    size_t len = strcspn(key, ".");
+    return (len == 8 && strncmp(key, "datasets", 8) == 0) ||
+           (len == 11 && strncmp(key, "constraints", 11) == 0);
+}
+
+strux_status strux_config_each(const strux_config *c, const char *section,
+                               strux_status (*fn)(void *ctx, const char *name, const char *value,
+                                                  const char *origin),
+                               void *ctx)
+{
+    size_t ls = strlen(section);
+    for (int k = 0; k < c->n; k++)
+        if (strncmp(c->e[k].key, section, ls) == 0 && c->e[k].key[ls] == '.')
+            STRUX_TRY(fn(ctx, c->e[k].key + ls + 1, c->e[k].value, c->e[k].origin));
+    return STRUX_OK;
+}
 #define N_SECTIONS ((int)(sizeof sections / sizeof *sections))
 
 strux_status strux_config_create(strux_config **out)
@@ -332,6 +353,7 @@ strux_status strux_config_resolve(strux_config *c, strux_run_options *o)
     char list[2048];
     for (int k = 0; k < c->n; k++) {
         const config_entry *e = &c->e[k];
+        if (free_section(e->key)) continue;
         const section *s = find_section(e->key, strcspn(e->key, "."));
         if (!s) {
             list_sections(list, sizeof list);
@@ -350,6 +372,7 @@ strux_status strux_config_resolve(strux_config *c, strux_run_options *o)
     }
     for (int k = 0; k < c->n; k++) {
         const config_entry *e = &c->e[k];
+        if (free_section(e->key)) continue;
         const section *s = find_section(e->key, strcspn(e->key, "."));
         if (e->stored || !s->reads || s->reads(o, e->key)) continue;
         char only[512] = "";

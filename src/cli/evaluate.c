@@ -38,6 +38,7 @@ strux_read_options strux_cli_heldout_read_options(const strux_comm *comm,
         .drop_above_dim = 1,
         .bias = b,
         .max_features = (int32_t)o->data.max_features,
+        .binary_labels = strcmp(o->task.type, "binary") == 0,
     };
     return ro;
 }

@@ -31,6 +31,8 @@ typedef struct train_run {
     double *col_scale;                   /* data.scale factors per feature column, or NULL */
     strux_progress *progress;            /* epoch lines and progress bar (progress.c) */
     const char *resume;                  /* --resume checkpoint, or NULL */
+    strux_rates *rates;                  /* rate constraints ([constraints]), or NULL */
+    const strux_dataset *inner;          /* what the solver sees: train, or the rates' inner data */
     char checkpoint[STRUX_OPT_STR + 16]; /* where checkpoints go */
 } train_run;
 
@@ -107,6 +109,7 @@ static strux_status parse_args(train_run *r, int argc, char **argv)
         if (assignment) STRUX_TRY(strux_config_set(r->config, assignment));
     }
     STRUX_TRY(strux_config_resolve(r->config, &r->opt));
+    STRUX_TRY(strux_cli_rates_parse(r->config, &r->opt, &r->rates));
     strux_comm_set_stall_timeout(r->comm, r->opt.run.stall_timeout);
     STRUX_TRY(
         strux_solver_check_options(&r->opt.solver, &r->opt.surrogate, &r->opt.task, &r->opt.model));
@@ -167,6 +170,7 @@ static strux_status load_training_data(train_run *r)
         .bias = strcmp(r->opt.model.bias, "none") == 0 ? 0 : r->opt.data.bias,
         .max_features = (int32_t)r->opt.data.max_features,
         .n_blocks = (int32_t)r->opt.solver.blocks,
+        .binary_labels = strcmp(r->opt.task.type, "binary") == 0,
     };
     double t0 = strux_time_now();
     strux_comm_set_phase(r->comm, "reading the training data");
@@ -256,9 +260,13 @@ static strux_status set_up(train_run *r)
     if (st == STRUX_OK) st = strux_model_create(n_rows, r->train->dim, n_extra, kind, &r->model);
     if (st == STRUX_OK && strcmp(r->opt.model.bias, "free") == 0)
         strux_model_set_free_col(r->model, r->train->bias_col);
-    if (st == STRUX_OK) st = strux_search_create(&r->opt.surrogate, r->task, r->train, &r->search);
     STRUX_TRY(strux_comm_agree(r->comm, st));
-    STRUX_TRY(strux_solver_create(&r->opt.solver, r->task, r->search, r->train, r->model, r->comm,
+    r->inner = r->train;
+    if (r->rates) /* the weighted SVMs of the rate constraints run on their own rows */
+        STRUX_TRY(strux_rates_bind(r->rates, r->comm, r->train, r->opt.solver.lambda, &r->inner));
+    st = strux_search_create(&r->opt.surrogate, r->task, r->inner, &r->search);
+    STRUX_TRY(strux_comm_agree(r->comm, st));
+    STRUX_TRY(strux_solver_create(&r->opt.solver, r->task, r->search, r->inner, r->model, r->comm,
                                   &r->solver));
     STRUX_TRY(load_test_data(r));
     STRUX_TRY(strux_comm_agree(r->comm, fill_info(r)));
@@ -271,8 +279,9 @@ static strux_status set_up(train_run *r)
                                  .checkpoint_every = out->checkpoint_every,
                                  .eval_every = out->eval_every,
                                  .checkpoint = r->checkpoint};
+    if (r->rates) dopt.certify_every = 1; /* inner solves stop on their gap */
     strux_driver_parts parts = {.comm = r->comm,
-                                .train = r->train,
+                                .train = r->inner,
                                 .task = r->task,
                                 .search = r->search,
                                 .solver = r->solver,
@@ -285,6 +294,11 @@ static strux_status set_up(train_run *r)
     strux_driver_set_progress(r->driver, strux_progress_step, r->progress);
     strux_driver_set_record_fn(r->driver, log_record, r);
     strux_driver_set_stop_flag(r->driver, &stop_signal);
+    if (r->rates) {
+        strux_driver_hook h;
+        STRUX_TRY(strux_comm_agree(r->comm, strux_rates_hook(r->rates, &h)));
+        STRUX_TRY(strux_comm_agree(r->comm, strux_driver_add_hook(r->driver, &h)));
+    }
     STRUX_TRY(strux_driver_start(r->driver, r->resume));
     strux_progress_start(r->progress, r->driver);
     st = STRUX_OK;
@@ -308,7 +322,8 @@ static strux_status set_up(train_run *r)
 /* The driver's run; an interruption names the command that resumes it. */
 static strux_status run(train_run *r)
 {
-    strux_status st = strux_driver_run(r->driver);
+    strux_status st = r->rates ? strux_rates_run(r->rates, r->driver, r->model)
+                               : strux_driver_run(r->driver);
     if (st != STRUX_ERR_INTERRUPTED) return st;
     char stopped[1024];
     snprintf(stopped, sizeof stopped, "%s", strux_error_message());
@@ -360,6 +375,7 @@ int strux_cmd_train(strux_comm *comm, int argc, char **argv)
     strux_search_destroy(&r.search);
     strux_model_destroy(&r.model);
     strux_task_destroy(&r.task);
+    strux_rates_destroy(&r.rates);
     strux_dataset_destroy(&r.train);
     strux_dataset_destroy(&r.test);
     strux_config_destroy(&r.config);

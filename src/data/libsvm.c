@@ -117,8 +117,24 @@ static strux_status parse_line(const strux_text_reader *r, char *s, const scan *
     STRUX_CHECK(*s, STRUX_ERR_INPUT,
                 "%s:%lld: empty line (an example without labels and features is a single space)",
                 path, ln);
-    /* labels: a first token without ':' that does not start with whitespace */
-    if (!isspace((unsigned char)*s)) {
+    /* binary labels (task binary): +1 / 1 positive (id 1), -1 / 0 negative (id 0) */
+    if (opt->binary_labels && !isspace((unsigned char)*s)) {
+        char *end = s;
+        while (*end && !isspace((unsigned char)*end))
+            end++;
+        size_t n = (size_t)(end - s);
+        int pos = (n == 2 && memcmp(s, "+1", 2) == 0) || (n == 1 && *s == '1');
+        int neg = (n == 2 && memcmp(s, "-1", 2) == 0) || (n == 1 && *s == '0');
+        STRUX_CHECK(pos || neg, STRUX_ERR_INPUT,
+                    "%s:%lld: label '%s' is not a binary label (+1, 1, -1 or 0; a line starting "
+                    "with a space is unlabeled)",
+                    path, ln, strux_data_token_text(s, tok, sizeof tok));
+        if (out) *out->lab++ = pos;
+        if (pos > *max_label) *max_label = pos;
+        *nlab = 1;
+        s = end;
+    } else if (!opt->binary_labels && !isspace((unsigned char)*s)) {
+        /* labels: a first token without ':' that does not start with whitespace */
         char *end = s;
         while (*end && !isspace((unsigned char)*end))
             end++;
@@ -214,6 +230,7 @@ static strux_status scan_file(strux_text_reader *r, const strux_read_options *op
                 strux_text_reader_path(r), (long long)sc->header_n, (long long)sc->n_rows);
     if (sc->dim == 0) sc->dim = sc->max_feature;
     if (sc->n_labels == 0) sc->n_labels = sc->max_label + 1;
+    if (opt->binary_labels) sc->n_labels = 2; /* negative (0) and positive (1) */
     STRUX_CHECK(sc->n_rows >= opt->n_ranks, STRUX_ERR_INPUT,
                 "%s: %lld examples cannot be shared by %d ranks (each rank needs at least one); "
                 "run with at most %lld ranks",

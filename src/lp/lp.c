@@ -288,3 +288,10 @@ int64_t strux_lp_iterations(const strux_lp *lp)
 {
     return lp->iterations;
 }
+
+void strux_lp_row_duals(const strux_lp *lp, double *y)
+{
+    int32_t m = (int32_t)glp_get_num_rows(lp->P);
+    for (int32_t i = 0; i < m; i++)
+        y[i] = glp_get_row_dual(lp->P, i + 1);
+}

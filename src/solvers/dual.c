@@ -30,6 +30,7 @@ static strux_status dual_setup(strux_solver *s)
     d->sigma = (double)(ds->block_hi - ds->block_lo);
     STRUX_TRY(strux_comm_allreduce_sum(s->comm, &d->sigma, 1));
     d->n = ds->weight_sum;
+    d->n_local = n;
     STRUX_TRY(strux_alloc_array(&d->off, (size_t)n + 1, sizeof *d->off));
     for (int64_t i = 0; i < n; i++)
         d->off[i + 1] = d->off[i] + strux_task_block_shape(s->task, ds, i).p;
@@ -259,11 +260,18 @@ static void dual_destroy(strux_solver *s)
     strux_free(&s->data);
 }
 
+void strux_dual_problem_changed(strux_solver *s)
+{
+    dual_data *d = s->data;
+    if (d->method->reset) d->method->reset(d);
+}
+
 /* A new λ keeps the dual variables α: the blocks c = −α·a/(λn) and every w built from them
  * scale by λ_old/λ_new, the loss shares b = α·b(ŷ)/n stay. */
 static void dual_set_lambda(strux_solver *s, double lambda)
 {
     dual_data *d = s->data;
+    strux_dual_problem_changed(s);
     double r = s->opt.lambda / lambda;
     strux_scal(d->off[s->ds->n_local], r, d->c);
     strux_model_scale(d->w, r);

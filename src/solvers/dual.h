@@ -29,6 +29,9 @@ typedef struct dual_method {
     strux_status (*setup)(strux_solver *s, dual_data *d);
     /* optional: after an epoch's last sync, on every rank (collectives allowed) */
     strux_status (*epoch_done)(strux_solver *s, dual_data *d);
+    /* optional: the problem changed under the duals (λ, loss weights): forget what was learnt
+     * about it (SDCA's shrunk coordinates) */
+    void (*reset)(dual_data *d);
     /* optional: work on local examples [i0, i1) of one data block after the last round's passes
      * of an epoch, before its sync (against that block's wl) */
     strux_status (*epoch_end)(strux_solver *s, dual_data *d, int64_t i0, int64_t i1);
@@ -43,6 +46,7 @@ typedef struct dual_method {
 struct dual_data {
     const dual_method *method;
     void *mdata;      /* the method's own state, owned */
+    int64_t n_local;  /* local examples */
     int64_t *off;     /* n_local + 1 offsets of the blocks in c */
     double *c;        /* block coefficients of every local example */
     double *b;        /* loss shares b_i of the local examples */
@@ -74,6 +78,8 @@ strux_status strux_dual_answer(strux_solver *s, dual_data *d, double xi, strux_s
  * block, §4.3): γ maximises the dual along c_s − c_i with curvature λσ′||B_i(c_s − c_i)||².
  * Updates c_i, b_i and wl. */
 strux_status strux_dual_corner_step(strux_solver *s, dual_data *d, int64_t i);
+/* The problem changed under the duals (new loss weights): the method forgets its derived state. */
+void strux_dual_problem_changed(strux_solver *s);
 /* wl += σ′·B_i·dc for a change dc of block i (the caller has added dc to c_i). */
 void strux_dual_move(strux_solver *s, dual_data *d, int64_t i, const double *dc);
 

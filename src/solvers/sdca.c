@@ -172,6 +172,18 @@ static strux_status sdca_epoch_done(strux_solver *s, dual_data *d)
     return STRUX_OK;
 }
 
+static void sdca_reset(dual_data *d)
+{
+    sdca_data *m = d->mdata;
+    if (!m->shrink) return;
+    memset(m->out, 0, (size_t)d->off[d->n_local] * sizeof *m->out);
+    m->th_max = INFINITY;
+    m->th_min = -INFINITY;
+    m->pg_max = -INFINITY;
+    m->pg_min = INFINITY;
+    m->level = SHRINK_EPS;
+}
+
 /* Checkpoint, per data block: the shrunk flags of its coefficients and the thresholds (global,
  * the same in every block). */
 static strux_status sdca_save(const strux_solver *s, const dual_data *d, int64_t i0, int64_t i1,
@@ -215,6 +227,7 @@ static void sdca_destroy(dual_data *d)
 static const dual_method sdca_method = {.visit = sdca_visit,
                                         .setup = sdca_setup,
                                         .epoch_done = sdca_epoch_done,
+                                        .reset = sdca_reset,
                                         .save = sdca_save,
                                         .load = sdca_load,
                                         .destroy = sdca_destroy};

@@ -19,5 +19,6 @@ const strux_task_entry strux_task_registry[] = {
     {"pairwise", strux_task_create_pairwise, STRUX_CAP_WEDGE, pairwise_keys},
     {"rta", strux_task_create_rta, STRUX_CAP_CANDIDATES, rta_keys},
     {"hierarchy", strux_task_create_hierarchy, 0, hierarchy_keys},
+    {"binary", strux_task_create_binary, STRUX_CAP_WEDGE | STRUX_CAP_HINGE_PARTS, NULL},
     {NULL, NULL, 0, NULL},
 };

@@ -120,6 +120,7 @@ struct strux_hierarchy;
 strux_status strux_task_hierarchy_state(const strux_task *t, const struct strux_hierarchy **h,
                                         const double **alpha);
 strux_status strux_task_hierarchy_set_alpha(strux_task *t, const double *alpha);
+strux_status strux_task_create_binary(const strux_task_options *opt, strux_task *t);
 /* rta: ensemble argmax answers certified exact, and argmax calls (oracle and predict) since
  * creation (rta.c). */
 void strux_task_rta_certified(const strux_task *t, int64_t *certified, int64_t *calls);

@@ -1,0 +1,75 @@
+/* strux/rates.h - training the binary task under dataset (rate) constraints (issue 15,
+ * specs/dataset_constraints.md): [datasets] definitions, [constraints] expressions and the
+ * [rates] settings turned into ramp MM (Alg. 1) around a multiplier cutting plane (Alg. 2, E.1,
+ * GLPK on rank 0, v broadcast) whose inner problems are weighted SVMs solved by the project's SDCA
+ * through the training driver (strux_driver_solve, warm-started).
+ *
+ * Parametrisation. The spec's score is f(x) = z = w·x (margin ½ ramp σ(z) = clip(½ + z, 0, 1)).
+ * The weights the SDCA solver (and the model file) hold are w̃ = 2w, so the stored model scores
+ * s = w̃·x = 2z and the deterministic classifier is s ≥ 0; the randomised one predicts positive
+ * with probability σ(s/2). solver.lambda is the margin-1 SVM's λ' (the binary task's); the
+ * constrained problem's λ in the margin-½ parametrisation is λ = 2λ' (dataset_constraints.md §5
+ * A3: λ = 1/n there is λ' = 1/(2n), LIBLINEAR's C = 2).
+ *
+ * Inner problem. Each example e's merged two-hinge loss α̌_e max(0, ½ + z) + β̌_e max(0, ½ − z)
+ * (§3.7) is two rows of an inner dataset (row 2e: the hinge max(0, 1 + s) with loss weight α̌_e,
+ * row 2e+1: max(0, 1 − s) with weight β̌_e, both on x_e), with W = N (the number of examples):
+ * the SDCA objective is then exactly 2·(Ψ − constants), its gap twice Ψ's. This is the paper's
+ * unmerged dual (one variable per hinge, A13 `--no-merge`) rather than the merged ξ_e; both are
+ * exact duals of the same Ψ. Warm starts clip each hinge's dual into its new box and rebuild w.
+ *
+ * Every function is Collective unless marked. */
+#ifndef STRUX_RATES_PUBLIC_H
+#define STRUX_RATES_PUBLIC_H
+
+#include "strux/driver.h"
+
+typedef struct strux_rates_options {
+    char objective[STRUX_OPT_STR];    /* rates.objective: non-negative combination of rates */
+    int64_t mm_steps;                 /* rates.mm_steps */
+    double mm_tol;                    /* rates.mm_tol: relative improvement stop */
+    char cut[STRUX_OPT_STR];          /* rates.cut: max | center | midpoint */
+    double eps;                       /* rates.eps: Alg. 2 stop U − L ≤ eps */
+    double v_max;                     /* rates.v_max */
+    int64_t inner_epochs;             /* rates.inner_epochs: epochs per inner solve at most */
+    int64_t max_cuts;                 /* rates.max_cuts: Alg. 2 iterations per MM step at most */
+    char bias_cut[STRUX_OPT_STR];     /* rates.bias_cut: min | center (model.bias = free) */
+    char start[STRUX_OPT_STR];        /* rates.start: zero */
+    char return_rule[STRUX_OPT_STR];  /* rates.return: average | best_bound */
+    char on_violation[STRUX_OPT_STR]; /* rates.on_violation: fail | keep */
+} strux_rates_options;
+extern const strux_opt_spec strux_rates_opt_specs[]; /* section [rates] */
+
+typedef struct strux_rates strux_rates;
+
+/* An empty problem (the objective from opt). Not Collective. */
+strux_status strux_rates_create(const strux_rates_options *opt, strux_rates **out);
+void strux_rates_destroy(strux_rates **r);
+/* [datasets] NAME = TEXT (empty text removes). Not Collective. */
+strux_status strux_rates_define(strux_rates *r, const char *name, const char *text,
+                                const char *origin);
+/* [constraints] NAME = TEXT in config order (a name given again replaces it in place, empty
+ * text removes it). Not Collective. */
+strux_status strux_rates_constrain(strux_rates *r, const char *name, const char *text,
+                                   const char *origin);
+/* Check the definitions, parse every constraint and the objective, check the settings: all
+ * STRUX_ERR_CONFIG, before any data is read. Not Collective. */
+strux_status strux_rates_check(strux_rates *r);
+int32_t strux_rates_n_constraints(const strux_rates *r); /* Not Collective */
+
+/* Bind to the training data (binary labels): evaluate the datasets on the local rows, allreduce
+ * their sizes, canonicalise, run the infeasibility check (STRUX_ERR_CONFIG naming the first
+ * constraint that cannot hold), and build the inner dataset (*inner, owned by r) the solver and
+ * the driver must be created on. lambda is solver.lambda (λ'). */
+strux_status strux_rates_bind(strux_rates *r, strux_comm *comm, const strux_dataset *train,
+                              double lambda, const strux_dataset **inner);
+/* The hook giving the metrics columns (attach before strux_driver_start). Not Collective. */
+strux_status strux_rates_hook(strux_rates *r, strux_driver_hook *h);
+/* Ramp MM to the end; leaves the deterministic classifier (rates.return) in model (the solver's
+ * model, which the driver exports). STRUX_ERR_NUMERIC when a constraint is still violated at the
+ * end and rates.on_violation = fail. */
+strux_status strux_rates_run(strux_rates *r, strux_driver *d, strux_model *model);
+/* The multipliers of the last MM step (m entries; borrowed). Not Collective. */
+const double *strux_rates_multipliers(const strux_rates *r);
+
+#endif

@@ -1,0 +1,911 @@
+/* solvers/rates.c - ramp MM (Alg. 1) around the multiplier cutting plane (Alg. 2, CutChooser
+ * E.1, one GLPK LP per MM step on rank 0, v broadcast) for the binary task under rate constraints
+ * (strux/rates.h, dataset_constraints.md §2-§3). The inner problem for fixed v is a weighted SVM on
+ * the inner dataset (two hinge rows per example, strux/rates.h) solved by SDCA through the
+ * driver's strux_driver_solve, warm-started: each hinge's dual is clipped into its new box and w
+ * rebuilt from the duals (§3.7 "Warm start"). Data stays sharded: per-example coefficients are
+ * local, every count, rate sum and cut value is allreduced, only w- and m-sized data cross ranks.
+ * Regularised bias only (the bias column is a feature); Alg. 3 (free bias) is refused. */
+#include "strux/rates.h"
+
+#include "dual.h"
+#include "rates.h"
+#include "strux/lp.h"
+
+#include <math.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+#define MAX_DOUBLINGS 3 /* A1: V_max doubled at most this often */
+
+const strux_opt_spec strux_rates_opt_specs[] = {
+    {"rates.objective", STRUX_OPT_STRING, offsetof(strux_rates_options, objective),
+     "error_rate(labeled)", 0, 0, NULL,
+     "rate-constrained training (a non-empty [constraints] section): the objective, a "
+     "non-negative combination of rate terms over [datasets]"},
+    {"rates.mm_steps", STRUX_OPT_INT, offsetof(strux_rates_options, mm_steps), "8", 1, 1000, NULL,
+     "ramp MM steps at most (Alg. 1)"},
+    {"rates.mm_tol", STRUX_OPT_DOUBLE, offsetof(strux_rates_options, mm_tol), "1e-6", 0, 1, NULL,
+     "MM stops when the Problem 2 objective improves by less than this (relative), or when no "
+     "example changes side"},
+    {"rates.cut", STRUX_OPT_CHOICE, offsetof(strux_rates_options, cut), "max", 0, 0,
+     "max|center|midpoint",
+     "multiplier cut chooser: max (E.1, any number of constraints); center and midpoint (one "
+     "constraint) are not implemented yet and refused"},
+    {"rates.eps", STRUX_OPT_DOUBLE, offsetof(strux_rates_options, eps), "1e-5", 1e-12, 1, NULL,
+     "the multiplier cutting plane stops when its upper and lower bounds are this close"},
+    {"rates.v_max", STRUX_OPT_DOUBLE, offsetof(strux_rates_options, v_max), "1000", 1e-6, 1e12,
+     NULL, "multiplier box [0, v_max]; doubled (at most 3 times) while a multiplier at its end "
+     "leaves its constraint violated"},
+    {"rates.inner_epochs", STRUX_OPT_INT, offsetof(strux_rates_options, inner_epochs), "500", 1,
+     1000000000, NULL, "SDCA epochs per inner solve at most"},
+    {"rates.max_cuts", STRUX_OPT_INT, offsetof(strux_rates_options, max_cuts), "100", 2, 100000,
+     NULL, "multiplier cutting-plane iterations per MM step at most"},
+    {"rates.bias_cut", STRUX_OPT_CHOICE, offsetof(strux_rates_options, bias_cut), "min", 0, 0,
+     "min|center", "bias cutting plane with model.bias = free (not implemented yet: refused)"},
+    {"rates.start", STRUX_OPT_STRING, offsetof(strux_rates_options, start), "zero", 0, 0, NULL,
+     "MM start: zero (w = 0)"},
+    {"rates.return", STRUX_OPT_CHOICE, offsetof(strux_rates_options, return_rule), "average", 0, 0,
+     "average|best_bound",
+     "the model a multiplier search returns: the LP-dual average of its iterates (A5) or the "
+     "iterate of the best lower bound (the paper's rule)"},
+    {"rates.on_violation", STRUX_OPT_CHOICE, offsetof(strux_rates_options, on_violation), "fail",
+     0, 0, "fail|keep",
+     "a constraint still violated (ramp, randomised reading) when training ends: fail (exit 1, "
+     "nothing written) or keep (the model is written and the violation logged)"},
+    {NULL},
+};
+
+/* One cut of Alg. 2: the iterate (w_s, v_s), its primal value u_s, lower bound l_s and slope g_s
+ * (g has m entries). */
+typedef struct cut {
+    double u, l;
+    double *g, *v;
+    strux_model *w; /* NULL for the flat cut 0 */
+} cut;
+
+struct strux_rates {
+    strux_rates_options opt;
+    strux_subset_defs *defs;
+    int32_t m;             /* constraints */
+    char **con_name;       /* m names, config order */
+    char **con_text;       /* m texts */
+    char **con_origin;     /* m origins */
+    strux_rates_expr **e;  /* m + 1 parsed: e[0] the objective, e[1..m] the constraints */
+    strux_rates_row *row;  /* m + 1 canonical rows */
+    /* bound */
+    strux_comm *comm;
+    const strux_dataset *train;
+    strux_dataset *inner;
+    double lambda_half; /* λ of Ψ (margin ½) = 2·solver.lambda */
+    int64_t N, n_local;
+    int8_t *label;
+    int32_t n_sets, *sets; /* subsets the rows use */
+    uint8_t **member;      /* n_sets membership vectors */
+    int64_t *n;            /* global size of every subset */
+    double *Ab, *Bb;       /* (m+1)·n_local base coefficients Σ α/|D|, Σ β/|D| */
+    uint8_t *pat;          /* anchor pattern per local example: 1 hinge on +, 2 hinge on − */
+    double *gam;           /* m surrogate bounds γ̌ */
+    double C0;             /* objective constant of the surrogate */
+    double *z;             /* scores z = w·x of the local examples (scratch) */
+    double *wts;           /* 2·n_local inner loss weights (scratch) */
+    strux_model *anchor;   /* the MM anchor (the returned model of the last step) */
+    /* cutting plane */
+    cut *cuts;
+    int32_t n_cuts, cap_cuts;
+    double *v;             /* m multipliers of the last search */
+    double *mu;            /* LP dual weights of the cuts of the last search */
+    double v_max;
+    /* metrics */
+    int64_t mm_step, switched, total_cuts, inner_epochs;
+    double mm_objective, lp_s, step_s, comm_s, step_t0;
+    double *ramp, *train_val; /* m: ramp value − γ, indicator value − γ at the anchor */
+    char **columns;           /* NULL-terminated record column names */
+};
+
+/* ---- construction ---- */
+
+strux_status strux_rates_create(const strux_rates_options *opt, strux_rates **out)
+{
+    strux_rates *r;
+    STRUX_TRY(strux_alloc(&r, sizeof *r));
+    r->opt = *opt;
+    strux_status st = strux_subset_defs_create(&r->defs);
+    if (st != STRUX_OK) {
+        strux_free(&r);
+        return st;
+    }
+    *out = r;
+    return STRUX_OK;
+}
+
+static void free_cuts(strux_rates *r)
+{
+    for (int32_t s = 0; s < r->n_cuts; s++) {
+        strux_free(&r->cuts[s].g);
+        strux_free(&r->cuts[s].v);
+        strux_model_destroy(&r->cuts[s].w);
+    }
+    r->n_cuts = 0;
+}
+
+void strux_rates_destroy(strux_rates **p)
+{
+    strux_rates *r = *p;
+    if (!r) return;
+    for (int32_t j = 0; j < r->m; j++) {
+        strux_free(&r->con_name[j]);
+        strux_free(&r->con_text[j]);
+        strux_free(&r->con_origin[j]);
+    }
+    if (r->e)
+        for (int32_t j = 0; j <= r->m; j++)
+            strux_rates_expr_destroy(&r->e[j]);
+    if (r->row)
+        for (int32_t j = 0; j <= r->m; j++)
+            strux_rates_row_free(&r->row[j]);
+    if (r->member)
+        for (int32_t b = 0; b < r->n_sets; b++)
+            strux_free(&r->member[b]);
+    if (r->columns)
+        for (char **c = r->columns; *c; c++)
+            strux_free(c);
+    free_cuts(r);
+    strux_free(&r->cuts);
+    strux_free(&r->columns);
+    strux_free(&r->con_name);
+    strux_free(&r->con_text);
+    strux_free(&r->con_origin);
+    strux_free(&r->e);
+    strux_free(&r->row);
+    strux_free(&r->member);
+    strux_free(&r->sets);
+    strux_free(&r->n);
+    strux_free(&r->label);
+    strux_free(&r->Ab);
+    strux_free(&r->Bb);
+    strux_free(&r->pat);
+    strux_free(&r->gam);
+    strux_free(&r->z);
+    strux_free(&r->wts);
+    strux_free(&r->v);
+    strux_free(&r->mu);
+    strux_free(&r->ramp);
+    strux_free(&r->train_val);
+    strux_model_destroy(&r->anchor);
+    strux_dataset_destroy(&r->inner);
+    strux_subset_defs_destroy(&r->defs);
+    strux_free(p);
+}
+
+strux_status strux_rates_define(strux_rates *r, const char *name, const char *text,
+                                const char *origin)
+{
+    return strux_subset_define(r->defs, name, text, origin);
+}
+
+static strux_status dup_string(char **dst, const char *src)
+{
+    size_t n = strlen(src) + 1;
+    STRUX_TRY(strux_alloc(dst, n));
+    memcpy(*dst, src, n);
+    return STRUX_OK;
+}
+
+strux_status strux_rates_constrain(strux_rates *r, const char *name, const char *text,
+                                   const char *origin)
+{
+    int32_t j = 0;
+    while (j < r->m && strcmp(r->con_name[j], name) != 0)
+        j++;
+    int blank = strspn(text, " \t") == strlen(text);
+    if (blank) { /* remove */
+        if (j == r->m) return STRUX_OK;
+        strux_free(&r->con_name[j]);
+        strux_free(&r->con_text[j]);
+        strux_free(&r->con_origin[j]);
+        for (int32_t k = j; k + 1 < r->m; k++) {
+            r->con_name[k] = r->con_name[k + 1];
+            r->con_text[k] = r->con_text[k + 1];
+            r->con_origin[k] = r->con_origin[k + 1];
+        }
+        r->m--;
+        return STRUX_OK;
+    }
+    if (j == r->m) {
+        STRUX_TRY(strux_realloc_array(&r->con_name, (size_t)r->m + 1, sizeof *r->con_name));
+        STRUX_TRY(strux_realloc_array(&r->con_text, (size_t)r->m + 1, sizeof *r->con_text));
+        STRUX_TRY(strux_realloc_array(&r->con_origin, (size_t)r->m + 1, sizeof *r->con_origin));
+        r->con_name[j] = r->con_text[j] = r->con_origin[j] = NULL;
+        STRUX_TRY(dup_string(&r->con_name[j], name));
+        r->m++;
+    } else {
+        strux_free(&r->con_text[j]);
+        strux_free(&r->con_origin[j]);
+    }
+    STRUX_TRY(dup_string(&r->con_text[j], text));
+    return dup_string(&r->con_origin[j], origin);
+}
+
+int32_t strux_rates_n_constraints(const strux_rates *r)
+{
+    return r->m;
+}
+
+const double *strux_rates_multipliers(const strux_rates *r)
+{
+    return r->v;
+}
+
+strux_status strux_rates_check(strux_rates *r)
+{
+    STRUX_CHECK(strcmp(r->opt.cut, "max") == 0, STRUX_ERR_CONFIG,
+                "rates.cut = %s is not implemented yet; use rates.cut = max (E.1)", r->opt.cut);
+    STRUX_CHECK(strcmp(r->opt.start, "zero") == 0, STRUX_ERR_CONFIG,
+                "rates.start = '%s': only zero (w = 0) is implemented yet", r->opt.start);
+    STRUX_CHECK(r->m <= 64, STRUX_ERR_CONFIG, "%d constraints: at most 64 are supported", r->m);
+    STRUX_TRY(strux_subset_check(r->defs));
+    STRUX_TRY(strux_alloc_array(&r->e, (size_t)r->m + 1, sizeof *r->e));
+    STRUX_TRY(strux_rates_parse(r->defs, "objective", r->opt.objective, "rates.objective", 1,
+                                &r->e[0]));
+    for (int32_t j = 0; j < r->m; j++)
+        STRUX_TRY(strux_rates_parse(r->defs, r->con_name[j], r->con_text[j], r->con_origin[j], 0,
+                                    &r->e[j + 1]));
+    return STRUX_OK;
+}
+
+/* ---- binding to the data ---- */
+
+static double score_row(const strux_model *m, const strux_dataset *ds, int64_t i)
+{
+    double s;
+    strux_model_scores(m, &ds->x, i, 0, 1, &s);
+    return s;
+}
+
+/* z = w·x / 2 of every local training example under the stored weights w̃ = 2w. */
+static void scores(strux_rates *r, const strux_model *m)
+{
+    for (int64_t e = 0; e < r->n_local; e++)
+        r->z[e] = 0.5 * score_row(m, r->train, e);
+}
+
+static strux_status build_inner(strux_rates *r)
+{
+    const strux_dataset *t = r->train;
+    int64_t n = t->n_local, nnz = t->x.ptr[n];
+    strux_csr x = {0};
+    int64_t *y_ptr = NULL;
+    int32_t *y_idx = NULL;
+    strux_status st = strux_csr_alloc(&x, 2 * n, t->dim, 2 * nnz);
+    if (st == STRUX_OK) st = strux_alloc_array(&y_ptr, (size_t)(2 * n + 1), sizeof *y_ptr);
+    if (st == STRUX_OK) st = strux_alloc_array(&y_idx, (size_t)(2 * n), sizeof *y_idx);
+    if (st == STRUX_OK) {
+        int64_t k = 0;
+        for (int64_t e = 0; e < n; e++)
+            for (int side = 0; side < 2; side++) {
+                int64_t row = 2 * e + side;
+                for (int64_t p = t->x.ptr[e]; p < t->x.ptr[e + 1]; p++, k++) {
+                    x.col[k] = t->x.col[p];
+                    x.val[k] = t->x.val[p];
+                }
+                x.ptr[row + 1] = k;
+                y_ptr[row + 1] = row + 1;
+                y_idx[row] = side; /* row 2e: label 0, hinge max(0, 1 + s); 2e+1: label 1 */
+            }
+        st = strux_dataset_from_arrays(t->path, &x, &y_ptr, &y_idx, 2 * t->n_global,
+                                       2 * t->first, t->dim, 2, 0, &r->inner);
+    }
+    strux_csr_free(&x);
+    strux_free(&y_ptr);
+    strux_free(&y_idx);
+    STRUX_TRY(st);
+    strux_dataset *in = r->inner;
+    in->bias_col = t->bias_col;
+    if (t->block_ptr) {
+        strux_shard sh = {.lo = 2 * t->first,
+                          .hi = 2 * (t->first + n),
+                          .n_blocks = t->n_blocks,
+                          .block_lo = t->block_lo,
+                          .block_hi = t->block_hi};
+        STRUX_TRY(strux_alloc_array(&sh.block_ptr, (size_t)t->n_blocks + 1, sizeof *sh.block_ptr));
+        for (int32_t b = 0; b <= t->n_blocks; b++)
+            sh.block_ptr[b] = 2 * t->block_ptr[b];
+        strux_dataset_set_shard(in, &sh);
+        strux_shard_free(&sh);
+    }
+    STRUX_TRY(strux_alloc_array(&in->weight, (size_t)(2 * n) + 1, sizeof *in->weight));
+    in->weight_sum = (double)r->N; /* W = N: the SDCA objective is 2(Ψ − constants) */
+    return STRUX_OK;
+}
+
+strux_status strux_rates_bind(strux_rates *r, strux_comm *comm, const strux_dataset *train,
+                              double lambda, const strux_dataset **inner)
+{
+    r->comm = comm;
+    r->train = train;
+    r->lambda_half = 2 * lambda;
+    r->N = train->n_global;
+    int64_t n = r->n_local = train->n_local;
+    int32_t K = strux_subset_count(r->defs), m = r->m;
+    STRUX_CHECK(train->ex_ptr == NULL, STRUX_ERR_CONFIG,
+                "%s: rate constraints need the binary task's one row per example", train->path);
+    STRUX_TRY(strux_alloc_array(&r->label, (size_t)n + 1, sizeof *r->label));
+    for (int64_t e = 0; e < n; e++)
+        r->label[e] = train->y_ptr[e + 1] > train->y_ptr[e]
+                          ? (train->y_idx[train->y_ptr[e]] == 1 ? 1 : -1)
+                          : 0;
+    /* the subsets the objective and constraints use, their members and sizes */
+    STRUX_TRY(strux_alloc_array(&r->sets, (size_t)K + 1, sizeof *r->sets));
+    STRUX_TRY(strux_rates_cell_sets((const strux_rates_expr *const *)r->e, m + 1, r->defs, r->sets,
+                                    &r->n_sets));
+    STRUX_TRY(strux_alloc_array(&r->member, (size_t)r->n_sets + 1, sizeof *r->member));
+    STRUX_TRY(strux_alloc_array(&r->n, (size_t)K, sizeof *r->n));
+    strux_subset_input in = {.ds = train, .label = r->label};
+    strux_status st = STRUX_OK;
+    for (int32_t b = 0; b < r->n_sets && st == STRUX_OK; b++) {
+        st = strux_alloc_array(&r->member[b], (size_t)n + 1, sizeof **r->member);
+        if (st == STRUX_OK) st = strux_subset_eval(r->defs, r->sets[b], &in, r->member[b]);
+    }
+    /* sizes of every subset: count weights n(A)/n(B) use subsets no rate term does */
+    uint8_t *tmp = NULL;
+    if (st == STRUX_OK) st = strux_alloc_array(&tmp, (size_t)n + 1, sizeof *tmp);
+    for (int32_t k = 0; k < K && st == STRUX_OK; k++) {
+        if (!strux_subset_evaluable(r->defs, k, &in)) continue;
+        st = strux_subset_eval(r->defs, k, &in, tmp);
+        for (int64_t e = 0; st == STRUX_OK && e < n; e++)
+            r->n[k] += tmp[e];
+    }
+    strux_free(&tmp);
+    STRUX_TRY(strux_comm_agree(comm, st));
+    STRUX_TRY(strux_comm_allreduce_sum_i64(comm, r->n, K));
+    /* canonical rows (an empty set is named there), then the infeasibility check */
+    STRUX_TRY(strux_alloc_array(&r->row, (size_t)m + 1, sizeof *r->row));
+    for (int32_t j = 0; j <= m; j++)
+        STRUX_TRY(strux_rates_canonical(r->e[j], r->defs, r->n, &r->row[j]));
+    int64_t *count = NULL;
+    STRUX_TRY(strux_alloc_array(&count, (size_t)1 << r->n_sets, sizeof *count));
+    strux_rates_cell_count(r->n_sets, (const uint8_t *const *)r->member, n, count);
+    st = strux_comm_allreduce_sum_i64(comm, count, (int64_t)1 << r->n_sets);
+    strux_rates_cells cells = {.n_sets = r->n_sets, .sets = r->sets, .count = count};
+    int32_t failed = -1;
+    double best = 0;
+    if (st == STRUX_OK && m > 0)
+        st = strux_rates_feasible((const strux_rates_expr *const *)r->e + 1, m, r->defs, r->n,
+                                  &cells, &failed, &best);
+    strux_free(&count);
+    STRUX_TRY(st);
+    for (int32_t j = 0; j <= m; j++) {
+        char *text = NULL;
+        STRUX_TRY(strux_rates_print(&r->row[j], r->defs, &text));
+        if (comm == NULL || strux_comm_rank(comm) == 0)
+            strux_log(STRUX_LOG_INFO, "rates: %s %s: canonical %s", j ? "constraint" : "objective",
+                      j ? r->con_name[j - 1] : r->opt.objective, text);
+        strux_free(&text);
+    }
+    /* per-example base coefficients Σ_{i ∋ e} α_i/|D_i|, Σ β_i/|D_i| (§3.7) */
+    STRUX_TRY(strux_alloc_array(&r->Ab, (size_t)(m + 1) * (size_t)n + 1, sizeof *r->Ab));
+    STRUX_TRY(strux_alloc_array(&r->Bb, (size_t)(m + 1) * (size_t)n + 1, sizeof *r->Bb));
+    for (int32_t j = 0; j <= m; j++) {
+        const strux_rates_row *row = &r->row[j];
+        for (int32_t t = 0; t < row->n; t++) {
+            int32_t b = 0;
+            while (r->sets[b] != row->set[t])
+                b++;
+            double a = row->alpha[t] / (double)r->n[row->set[t]];
+            double c = row->beta[t] / (double)r->n[row->set[t]];
+            for (int64_t e = 0; e < n; e++)
+                if (r->member[b][e]) {
+                    r->Ab[(size_t)j * n + e] += a;
+                    r->Bb[(size_t)j * n + e] += c;
+                }
+        }
+    }
+    STRUX_TRY(strux_alloc_array(&r->pat, (size_t)n + 1, sizeof *r->pat));
+    STRUX_TRY(strux_alloc_array(&r->gam, (size_t)m + 1, sizeof *r->gam));
+    STRUX_TRY(strux_alloc_array(&r->z, (size_t)n + 1, sizeof *r->z));
+    STRUX_TRY(strux_alloc_array(&r->wts, (size_t)(2 * n) + 1, sizeof *r->wts));
+    STRUX_TRY(strux_alloc_array(&r->v, (size_t)m + 1, sizeof *r->v));
+    STRUX_TRY(strux_alloc_array(&r->ramp, (size_t)m + 1, sizeof *r->ramp));
+    STRUX_TRY(strux_alloc_array(&r->train_val, (size_t)m + 1, sizeof *r->train_val));
+    for (int32_t j = 0; j < m; j++)
+        r->ramp[j] = r->train_val[j] = NAN;
+    r->mm_objective = NAN;
+    STRUX_TRY(build_inner(r));
+    /* the first surrogate's weights (w = 0: both hinges, v = 0), so the driver's bound on J(0)
+     * and any certificate before the first search are those of a real problem */
+    memset(r->pat, 3, (size_t)n);
+    for (int64_t e = 0; e < n; e++) {
+        r->inner->weight[2 * e] = (double)r->N * r->Ab[e];
+        r->inner->weight[2 * e + 1] = (double)r->N * r->Bb[e];
+    }
+    *inner = r->inner;
+    return STRUX_OK;
+}
+
+/* ---- the record ---- */
+
+static const char *const mm_columns[] = {"mm_step", "mm_objective", "mm_switched", "cuts",
+                                         "inner_epochs", "lp_s", "step_s", "mm_comm_s"};
+enum { N_MM_COLS = 8, N_PER_CON = 3 };
+
+static strux_status rates_metrics(void *ctx, strux_driver *d, double *values)
+{
+    (void)d;
+    strux_rates *r = ctx;
+    values[0] = (double)r->mm_step;
+    values[1] = r->mm_objective;
+    values[2] = (double)r->switched;
+    values[3] = (double)r->total_cuts;
+    values[4] = (double)r->inner_epochs;
+    values[5] = r->lp_s;
+    values[6] = r->step_s;
+    values[7] = r->comm_s;
+    for (int32_t j = 0; j < r->m; j++) {
+        values[N_MM_COLS + N_PER_CON * j] = r->ramp[j];
+        values[N_MM_COLS + N_PER_CON * j + 1] = r->train_val[j];
+        values[N_MM_COLS + N_PER_CON * j + 2] = r->v[j];
+    }
+    return STRUX_OK;
+}
+
+strux_status strux_rates_hook(strux_rates *r, strux_driver_hook *h)
+{
+    int32_t n_cols = N_MM_COLS + N_PER_CON * r->m;
+    STRUX_TRY(strux_alloc_array(&r->columns, (size_t)n_cols + 1, sizeof *r->columns));
+    static const char *const suffix[N_PER_CON] = {"ramp", "train", "v"};
+    for (int32_t c = 0; c < n_cols; c++) {
+        char name[STRUX_OPT_STR];
+        if (c < N_MM_COLS)
+            snprintf(name, sizeof name, "%s", mm_columns[c]);
+        else
+            snprintf(name, sizeof name, "%s.%s", r->con_name[(c - N_MM_COLS) / N_PER_CON],
+                     suffix[(c - N_MM_COLS) % N_PER_CON]);
+        STRUX_TRY(dup_string(&r->columns[c], name));
+    }
+    *h = (strux_driver_hook){.name = "rates",
+                             .ctx = r,
+                             .columns = (const char *const *)r->columns,
+                             .metrics = rates_metrics};
+    return STRUX_OK;
+}
+
+/* ---- rates at a model ---- */
+
+static double ramp(double z)
+{
+    return z <= -0.5 ? 0.0 : z >= 0.5 ? 1.0 : 0.5 + z;
+}
+
+/* Ramp and indicator positive rates of every used subset at the scores r->z (sp_ramp, sp_ind:
+ * strux_subset_count entries, NaN where unused). */
+static strux_status rates_at(strux_rates *r, double *sp_ramp, double *sp_ind)
+{
+    int32_t K = strux_subset_count(r->defs), S = r->n_sets;
+    double *sum = NULL;
+    STRUX_TRY(strux_alloc_array(&sum, 2 * (size_t)S + 1, sizeof *sum));
+    for (int32_t b = 0; b < S; b++)
+        for (int64_t e = 0; e < r->n_local; e++)
+            if (r->member[b][e]) {
+                sum[b] += ramp(r->z[e]);
+                sum[S + b] += r->z[e] >= 0;
+            }
+    strux_status st = strux_comm_allreduce_sum(r->comm, sum, 2 * S);
+    for (int32_t k = 0; k < K; k++)
+        sp_ramp[k] = sp_ind[k] = NAN;
+    for (int32_t b = 0; b < S; b++) {
+        sp_ramp[r->sets[b]] = sum[b] / (double)r->n[r->sets[b]];
+        sp_ind[r->sets[b]] = sum[S + b] / (double)r->n[r->sets[b]];
+    }
+    strux_free(&sum);
+    return st;
+}
+
+/* Problem 2 at model w (scores in r->z): objective and each constraint's ramp value − γ and
+ * indicator value − γ. */
+static strux_status problem2(strux_rates *r, const strux_model *w, double *obj, double *ramp_viol,
+                             double *ind_viol)
+{
+    int32_t K = strux_subset_count(r->defs);
+    double *sr = NULL, *si = NULL;
+    strux_status st = strux_alloc_array(&sr, (size_t)K, sizeof *sr);
+    if (st == STRUX_OK) st = strux_alloc_array(&si, (size_t)K, sizeof *si);
+    if (st == STRUX_OK) st = rates_at(r, sr, si);
+    if (st == STRUX_OK) {
+        *obj = strux_rates_row_value(&r->row[0], sr) + r->row[0].c0 +
+               0.125 * r->lambda_half * strux_model_norm2(w); /* (λ/2)||w̃/2||² */
+        for (int32_t j = 0; j < r->m; j++) {
+            ramp_viol[j] = strux_rates_row_value(&r->row[j + 1], sr) - r->row[j + 1].gamma;
+            if (ind_viol) ind_viol[j] = strux_rates_row_value(&r->row[j + 1], si) - r->row[j + 1].gamma;
+        }
+    }
+    strux_free(&sr);
+    strux_free(&si);
+    return st;
+}
+
+/* ---- Alg. 1: the surrogate at the anchor ---- */
+
+/* Pattern of every local example at the anchor scores r->z (§2.1 table: hinge on the positive side
+ * when z' ≤ ½, on the negative side when z' ≥ −½), the examples that changed, γ̌ and C_0. */
+static strux_status linearise(strux_rates *r, int first)
+{
+    int32_t m = r->m, S = r->n_sets;
+    int64_t *cnt = NULL, changed = 0;
+    STRUX_TRY(strux_alloc_array(&cnt, 2 * (size_t)S + 1, sizeof *cnt));
+    for (int64_t e = 0; e < r->n_local; e++) {
+        uint8_t p = (uint8_t)((r->z[e] <= 0.5) | ((r->z[e] >= -0.5) << 1));
+        changed += !first && p != r->pat[e];
+        r->pat[e] = p;
+        for (int32_t b = 0; b < S; b++)
+            if (r->member[b][e]) {
+                cnt[b] += r->z[e] > 0.5;
+                cnt[S + b] += r->z[e] < -0.5;
+            }
+    }
+    cnt[2 * S] = changed;
+    strux_status st = strux_comm_allreduce_sum_i64(r->comm, cnt, 2 * S + 1);
+    r->switched = first ? 0 : cnt[2 * S];
+    for (int32_t j = 0; st == STRUX_OK && j <= m; j++) {
+        const strux_rates_row *row = &r->row[j];
+        double c = 0;
+        for (int32_t t = 0; t < row->n; t++) {
+            int32_t b = 0;
+            while (r->sets[b] != row->set[t])
+                b++;
+            c += (row->alpha[t] * (double)cnt[b] + row->beta[t] * (double)cnt[S + b]) /
+                 (double)r->n[row->set[t]];
+        }
+        if (j == 0)
+            r->C0 = row->c0 + c;
+        else
+            r->gam[j - 1] = row->gamma - c;
+    }
+    strux_free(&cnt);
+    return st;
+}
+
+/* ---- the inner solve ---- */
+
+/* w = Σ_i B_i·c_i from the duals, summed over ranks; the local view follows. */
+static strux_status rebuild_w(strux_rates *r, strux_solver *s, dual_data *d)
+{
+    strux_model *w = d->w;
+    strux_model_zero(w);
+    for (int64_t i = 0; i < r->inner->n_local; i++)
+        strux_task_block_apply(s->task, r->inner, i, d->c + d->off[i], 1.0, w);
+    STRUX_TRY(strux_solver_allreduce_model(s, w));
+    return strux_model_copy(d->wl, w);
+}
+
+/* New inner loss weights for multipliers v: row 2e α̌_e(v) = N(A_e^0 + Σ v_j A_e^j), row 2e+1
+ * β̌_e(v), A = p_e·Ab, B = q_e·Bb (§3.7). Each hinge's dual α ∈ [0, 1] (coefficient
+ * c = −σ·v_r·α/(λW)) is warm-started by clipping its ξ = v_r·α into the new box [0, v'_r]; then w
+ * is rebuilt from the duals. */
+static strux_status set_weights(strux_rates *r, strux_solver *s, const double *v)
+{
+    dual_data *d = s->data;
+    strux_dataset *in = r->inner;
+    int64_t n = r->n_local;
+    int32_t m = r->m;
+    double N = (double)r->N, lamW = s->opt.lambda * d->n;
+    for (int64_t e = 0; e < n; e++) {
+        double a = r->Ab[e], b = r->Bb[e];
+        for (int32_t j = 0; j < m; j++) {
+            a += v[j] * r->Ab[(size_t)(j + 1) * n + e];
+            b += v[j] * r->Bb[(size_t)(j + 1) * n + e];
+        }
+        r->wts[2 * e] = (r->pat[e] & 1) ? N * a : 0.0;
+        r->wts[2 * e + 1] = (r->pat[e] & 2) ? N * b : 0.0;
+    }
+    for (int64_t i = 0; i < 2 * n; i++) {
+        double sigma = (i & 1) ? -1.0 : 1.0, old = in->weight[i], nw = r->wts[i];
+        double *c = d->c + d->off[i];
+        double alpha = old > 0 ? -c[0] * sigma * lamW / old : 0.0;
+        alpha = alpha < 0 ? 0 : alpha > 1 ? 1 : alpha;
+        double xi = old * alpha;
+        double a_new = nw > 0 ? (xi < nw ? xi / nw : 1.0) : 0.0;
+        c[0] = -sigma * nw * a_new / lamW;
+        d->b[i] = nw * a_new / d->n;
+        in->weight[i] = nw;
+    }
+    strux_dual_problem_changed(s); /* new boxes: SDCA's shrunk coordinates no longer hold */
+    return rebuild_w(r, s, d);
+}
+
+/* Solve the inner SVM to a Ψ-gap ≤ eps (the SDCA gap is twice Ψ's). */
+static strux_status inner_solve(strux_rates *r, strux_driver *drv, double eps, double *primal,
+                                double *dual)
+{
+    strux_solver *s = strux_driver_solver(drv);
+    strux_certificate c;
+    STRUX_TRY(strux_solver_certificate(s, &c));
+    int64_t e0 = strux_driver_epoch(drv), budget = r->opt.inner_epochs;
+    while (!(c.gap <= 2 * eps) && budget > 0) {
+        int converged = 0;
+        double rel = 2 * eps / (c.primal > 0 ? c.primal : 1.0);
+        int64_t before = strux_driver_epoch(drv);
+        STRUX_TRY(strux_driver_solve(drv, rel, budget, &converged));
+        budget -= strux_driver_epoch(drv) - before;
+        if (strux_driver_epoch(drv) == before) break; /* the run's epoch or time limit */
+        c = *strux_driver_last_certificate(drv);
+        if (isnan(c.gap)) STRUX_TRY(strux_solver_certificate(s, &c));
+    }
+    r->inner_epochs += strux_driver_epoch(drv) - e0;
+    *primal = c.primal;
+    *dual = c.dual;
+    return STRUX_OK;
+}
+
+/* ---- Alg. 2: the multiplier cutting plane ---- */
+
+static strux_status add_cut(strux_rates *r, double u, double l, const double *g, const double *v,
+                            const strux_model *w)
+{
+    if (r->n_cuts == r->cap_cuts) {
+        int32_t cap = r->cap_cuts ? 2 * r->cap_cuts : 16;
+        STRUX_TRY(strux_realloc_array(&r->cuts, (size_t)cap, sizeof *r->cuts));
+        r->cap_cuts = cap;
+    }
+    cut *c = &r->cuts[r->n_cuts];
+    memset(c, 0, sizeof *c);
+    r->n_cuts++;
+    c->u = u;
+    c->l = l;
+    STRUX_TRY(strux_alloc_array(&c->g, (size_t)r->m + 1, sizeof *c->g));
+    STRUX_TRY(strux_alloc_array(&c->v, (size_t)r->m + 1, sizeof *c->v));
+    if (r->m) {
+        memcpy(c->g, g, (size_t)r->m * sizeof *g);
+        memcpy(c->v, v, (size_t)r->m * sizeof *v);
+    }
+    if (w) {
+        STRUX_TRY(strux_model_create_like(w, &c->w));
+        STRUX_TRY(strux_model_copy(c->w, w));
+    }
+    return STRUX_OK;
+}
+
+/* The LP row of cut s: z − Σ g_j v_j ≤ u − Σ g_j v_sj (columns v_0..v_{m-1}, then z). */
+static strux_status lp_add_cut(strux_lp *lp, int32_t m, const cut *c)
+{
+    int32_t idx[65];
+    double val[65], rhs = c->u;
+    for (int32_t j = 0; j < m; j++) {
+        idx[j] = j;
+        val[j] = -c->g[j];
+        rhs -= c->g[j] * c->v[j];
+    }
+    idx[m] = m;
+    val[m] = 1;
+    int32_t row;
+    return strux_lp_add_row(lp, m + 1, idx, val, STRUX_LP_UPPER, 0, rhs, &row);
+}
+
+/* What rank 0 decides and broadcasts each iteration. */
+typedef struct decision {
+    double U;       /* max of the cut model over V */
+    int stop;       /* U − L ≤ eps (or the iteration cap) */
+    double v[64];   /* the next multipliers (E.1: the LP's maximiser) */
+} decision;
+
+/* The cut values at the current inner solution (scores in r->z): G_j = Σ_e A_e^j h+ + B_e^j h−,
+ * j = 0..m, allreduced. */
+static strux_status cut_sums(strux_rates *r, double *G)
+{
+    int32_t m = r->m;
+    int64_t n = r->n_local;
+    memset(G, 0, (size_t)(m + 1) * sizeof *G);
+    for (int64_t e = 0; e < n; e++) {
+        double hp = (r->pat[e] & 1) ? fmax(0.0, 0.5 + r->z[e]) : 0.0;
+        double hn = (r->pat[e] & 2) ? fmax(0.0, 0.5 - r->z[e]) : 0.0;
+        for (int32_t j = 0; j <= m; j++)
+            G[j] += r->Ab[(size_t)j * n + e] * hp + r->Bb[(size_t)j * n + e] * hn;
+    }
+    return strux_comm_allreduce_sum(r->comm, G, m + 1);
+}
+
+/* One multiplier search (Alg. 2, E.1) at the current anchor; leaves the returned model in out,
+ * the multipliers in r->v and the LP dual weights of the cuts in r->mu. *saturated: some v_j at
+ * v_max with its surrogate constraint violated at the returned model. */
+static strux_status search(strux_rates *r, strux_driver *drv, double u0, strux_model *out,
+                           int *saturated)
+{
+    strux_solver *s = strux_driver_solver(drv);
+    int32_t m = r->m, rank0 = strux_comm_rank(r->comm) == 0;
+    double eps = r->opt.eps, eps_floor = eps / (2 * M_E * (m + 1));
+    strux_lp *lp = NULL;
+    strux_status st = STRUX_OK;
+    free_cuts(r);
+    double L = r->C0, *G = NULL, *g = NULL, *x = NULL;
+    STRUX_TRY(strux_alloc_array(&G, (size_t)m + 1, sizeof *G));
+    STRUX_TRY(strux_alloc_array(&g, (size_t)m + 1, sizeof *g));
+    STRUX_TRY(strux_alloc_array(&x, (size_t)m + 2, sizeof *x));
+    STRUX_TRY(add_cut(r, u0, r->C0, g, g, NULL)); /* cut 0: flat at u0, no model */
+    if (rank0) {
+        st = strux_lp_create(m + 1, &lp);
+        for (int32_t j = 0; st == STRUX_OK && j < m; j++)
+            st = strux_lp_set_col_bounds(lp, j, STRUX_LP_DOUBLE, 0, r->v_max);
+        if (st == STRUX_OK) st = strux_lp_set_col_bounds(lp, m, STRUX_LP_FREE, 0, 0);
+        if (st == STRUX_OK) {
+            double delta = 1e-9 * fmax(1.0, fabs(u0)) / r->v_max; /* tie-break: smallest Σ v */
+            for (int32_t j = 0; j < m; j++)
+                x[j] = -delta;
+            x[m] = 1;
+            strux_lp_set_objective(lp, x, 0);
+            st = lp_add_cut(lp, m, &r->cuts[0]);
+        }
+    }
+    STRUX_TRY_GOTO(st, strux_comm_agree(r->comm, st), done);
+    for (int64_t t = 1;; t++) {
+        decision dec = {0};
+        if (rank0) {
+            double t0 = strux_time_now(), value;
+            strux_lp_result res;
+            st = strux_lp_solve(lp, &res, &value);
+            if (st == STRUX_OK && res != STRUX_LP_OPTIMAL)
+                st = strux_error_set(STRUX_ERR_LP, __FILE__, __LINE__, __func__,
+                                     "the multiplier LP is %s",
+                                     res == STRUX_LP_INFEASIBLE ? "infeasible" : "unbounded");
+            if (st == STRUX_OK) {
+                strux_lp_primal(lp, x);
+                dec.U = x[m];
+                for (int32_t j = 0; j < m; j++)
+                    dec.v[j] = x[j];
+                dec.stop = (t > 1 && dec.U - L <= eps) || t > r->opt.max_cuts;
+            }
+            r->lp_s += strux_time_now() - t0;
+        }
+        STRUX_TRY_GOTO(st, strux_comm_agree(r->comm, st), done);
+        STRUX_TRY_GOTO(st, strux_comm_bcast(r->comm, &dec, sizeof dec, 0), done);
+        if (dec.stop) break;
+        double eps_t = fmax((dec.U - L) / 2, eps_floor);
+        /* SVMOptimizer at v_t (regularised bias: SDCA directly) */
+        STRUX_TRY_GOTO(st, set_weights(r, s, dec.v), done);
+        double primal = NAN, dual = NAN;
+        STRUX_TRY_GOTO(st, inner_solve(r, drv, eps_t, &primal, &dual), done);
+        scores(r, s->model);
+        STRUX_TRY_GOTO(st, cut_sums(r, G), done);
+        double vg = 0, u = G[0] + 0.125 * r->lambda_half * strux_model_norm2(s->model) + r->C0;
+        for (int32_t j = 0; j < m; j++) {
+            g[j] = G[j + 1] - r->gam[j];
+            u += dec.v[j] * g[j];
+            vg += dec.v[j] * r->gam[j];
+        }
+        double l = dual / 2 - vg + r->C0;
+        if (l > L) L = l;
+        STRUX_TRY_GOTO(st, add_cut(r, u, l, g, dec.v, s->model), done);
+        r->total_cuts++;
+        if (rank0) STRUX_TRY_GOTO(st, lp_add_cut(lp, m, &r->cuts[r->n_cuts - 1]), done);
+        strux_log(STRUX_LOG_DEBUG, "rates: cut %lld v0 %.6g U %.9g L %.9g u %.9g l %.9g (Ψ %.9g)",
+                  (long long)t, m ? dec.v[0] : 0.0, dec.U, L, u, l,
+                  primal / 2 - vg + r->C0);
+    }
+    /* the returned model: the LP-dual average of the iterates (A5), or the best lower bound's */
+    strux_free(&r->mu);
+    STRUX_TRY_GOTO(st, strux_alloc_array(&r->mu, (size_t)r->n_cuts, sizeof *r->mu), done);
+    memset(r->mu, 0, (size_t)r->n_cuts * sizeof *r->mu);
+    if (rank0) {
+        strux_lp_row_duals(lp, r->mu);
+        double sum = 0;
+        for (int32_t c = 0; c < r->n_cuts; c++)
+            sum += r->mu[c] = fabs(r->mu[c]);
+        for (int32_t c = 0; c < r->n_cuts; c++)
+            r->mu[c] = sum > 0 ? r->mu[c] / sum : 0;
+        strux_lp_primal(lp, x);
+        for (int32_t j = 0; j < m; j++)
+            r->v[j] = x[j];
+    }
+    STRUX_TRY_GOTO(st, strux_comm_bcast(r->comm, r->mu, (size_t)r->n_cuts * sizeof *r->mu, 0),
+                   done);
+    if (m) STRUX_TRY_GOTO(st, strux_comm_bcast(r->comm, r->v, (size_t)m * sizeof *r->v, 0), done);
+    int average = strcmp(r->opt.return_rule, "average") == 0 && r->mu[0] <= 1e-9;
+    if (!average) { /* best lower bound (the paper's rule); cut 0 has no model */
+        int32_t best = 1;
+        for (int32_t c = 2; c < r->n_cuts; c++)
+            if (r->cuts[c].l > r->cuts[best].l) best = c;
+        memset(r->mu, 0, (size_t)r->n_cuts * sizeof *r->mu);
+        r->mu[best] = 1;
+        if (m) memcpy(r->v, r->cuts[best].v, (size_t)m * sizeof *r->v);
+    }
+    strux_model_zero(out);
+    for (int32_t c = 1; c < r->n_cuts; c++)
+        if (r->mu[c] > 0) STRUX_TRY_GOTO(st, strux_model_axpy(r->mu[c], r->cuts[c].w, out), done);
+    /* saturation (A1): v_j at v_max with the surrogate constraint violated at the returned model */
+    scores(r, out);
+    STRUX_TRY_GOTO(st, cut_sums(r, G), done);
+    *saturated = 0;
+    for (int32_t j = 0; j < m; j++)
+        if (r->v[j] >= 0.99 * r->v_max && G[j + 1] - r->gam[j] > eps) *saturated = 1;
+done:
+    strux_lp_destroy(&lp);
+    strux_free(&G);
+    strux_free(&g);
+    strux_free(&x);
+    return st;
+}
+
+/* ---- Alg. 1 ---- */
+
+strux_status strux_rates_run(strux_rates *r, strux_driver *drv, strux_model *model)
+{
+    int32_t m = r->m;
+    int rank0 = strux_comm_rank(r->comm) == 0;
+    double *viol = NULL, *ind = NULL, prev = NAN;
+    strux_model *ret = NULL;
+    strux_status st = STRUX_OK;
+    STRUX_TRY(strux_model_create_like(model, &r->anchor));
+    STRUX_TRY(strux_model_create_like(model, &ret));
+    STRUX_TRY_GOTO(st, strux_alloc_array(&viol, (size_t)m + 1, sizeof *viol), done);
+    STRUX_TRY_GOTO(st, strux_alloc_array(&ind, (size_t)m + 1, sizeof *ind), done);
+    r->v_max = r->opt.v_max;
+    int doublings = 0, saturated = 0;
+    for (r->mm_step = 1; r->mm_step <= r->opt.mm_steps; r->mm_step++) {
+        r->step_t0 = strux_time_now();
+        double comm0 = strux_comm_seconds(r->comm);
+        scores(r, r->anchor);
+        STRUX_TRY_GOTO(st, linearise(r, r->mm_step == 1), done);
+        if (r->mm_step > 1 && r->switched == 0) {
+            if (rank0) strux_log(STRUX_LOG_INFO, "rates: MM stops: no example changed side");
+            r->mm_step--;
+            break;
+        }
+        double obj;
+        STRUX_TRY_GOTO(st, problem2(r, r->anchor, &obj, viol, NULL), done);
+        double u0 = obj;
+        for (int32_t j = 0; j < m; j++)
+            u0 += r->v_max * fmax(0.0, viol[j]);
+        STRUX_TRY_GOTO(st, search(r, drv, u0, ret, &saturated), done);
+        while (saturated && doublings < MAX_DOUBLINGS) { /* A1 */
+            doublings++;
+            r->v_max *= 2;
+            if (rank0)
+                strux_log(STRUX_LOG_INFO, "rates: a multiplier saturated; v_max doubled to %g",
+                          r->v_max);
+            u0 = obj;
+            for (int32_t j = 0; j < m; j++)
+                u0 += r->v_max * fmax(0.0, viol[j]);
+            STRUX_TRY_GOTO(st, search(r, drv, u0, ret, &saturated), done);
+        }
+        STRUX_TRY_GOTO(st, strux_model_copy(r->anchor, ret), done);
+        scores(r, r->anchor);
+        STRUX_TRY_GOTO(st, problem2(r, r->anchor, &r->mm_objective, r->ramp, r->train_val), done);
+        r->step_s = strux_time_now() - r->step_t0;
+        r->comm_s = strux_comm_seconds(r->comm) - comm0;
+        if (rank0) {
+            char vs[256] = "";
+            for (int32_t j = 0; j < m && strlen(vs) < 200; j++)
+                snprintf(vs + strlen(vs), sizeof vs - strlen(vs), " %s: v %.6g ramp %+.3e train %+.9e",
+                         r->con_name[j], r->v[j], r->ramp[j], r->train_val[j]);
+            strux_log(STRUX_LOG_INFO,
+                      "rates: MM step %lld objective %.9g, %lld switched, %lld cuts, %lld inner "
+                      "epochs, %.2fs;%s",
+                      (long long)r->mm_step, r->mm_objective, (long long)r->switched,
+                      (long long)r->total_cuts, (long long)r->inner_epochs, r->step_s, vs);
+        }
+        if (r->mm_step > 1 && prev - r->mm_objective < r->opt.mm_tol * fabs(prev)) break;
+        prev = r->mm_objective;
+    }
+    if (r->mm_step > r->opt.mm_steps) r->mm_step = r->opt.mm_steps;
+    STRUX_TRY_GOTO(st, strux_model_copy(model, r->anchor), done);
+    for (int32_t j = 0; j < m; j++)
+        if (r->ramp[j] > r->opt.eps) {
+            char msg[512];
+            snprintf(msg, sizeof msg,
+                     "constraint %s (%s) is still violated when training ends: its left side "
+                     "exceeds the bound by %.4g (ramp, randomised reading), multiplier %.6g with "
+                     "v_max %g",
+                     r->con_name[j], r->con_text[j], r->ramp[j], r->v[j], r->v_max);
+            if (strcmp(r->opt.on_violation, "keep") == 0) {
+                if (rank0) strux_log(STRUX_LOG_WARN, "%s; the model is kept", msg);
+            } else {
+                st = strux_error_set(STRUX_ERR_NUMERIC, __FILE__, __LINE__, __func__, "%s", msg);
+                goto done;
+            }
+        }
+done:
+    strux_free(&viol);
+    strux_free(&ind);
+    strux_model_destroy(&ret);
+    return st;
+}
