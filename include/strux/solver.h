@@ -51,6 +51,10 @@ strux_status strux_solver_create(const strux_solver_options *opt, strux_task *t,
                                  const strux_dataset *ds, strux_model *m, strux_comm *comm,
                                  strux_solver **out);
 void strux_solver_destroy(strux_solver **s);
+/* Free the training state (dual blocks, iterates, per-example caches) once training is over, so
+ * the model is written without it in memory; afterwards the solver can only be destroyed. The
+ * model is untouched. Not Collective. */
+void strux_solver_release(strux_solver *s);
 const char *strux_solver_name(const strux_solver *s);
 unsigned strux_solver_caps(const strux_solver *s); /* STRUX_CAP_* */
 /* Can these options run together? Asks the registries' capability flags only, so it runs before

@@ -363,6 +363,7 @@ int strux_cmd_train(strux_comm *comm, int argc, char **argv)
     if (st == STRUX_OK) st = load_training_data(&r);
     if (st == STRUX_OK) st = set_up(&r);
     if (st == STRUX_OK) st = run(&r);
+    if (st == STRUX_OK) strux_solver_release(r.solver); /* the model is written without it */
     if (st == STRUX_OK) st = save_model(&r);
     if (st == STRUX_OK) st = evaluate_test(&r);
     int rc = st == STRUX_OK ? 0 : strux_cli_fail(comm, st);

@@ -20,8 +20,57 @@ void h5_quiet(void)
  * strux_io_write_atomic: HDF5 never writes to the disk itself. A full disk is then one failed
  * write(2) that strux reports and cleans up, instead of a failed H5Fclose that leaves a file half
  * closed inside HDF5's tables (its exit handler then crashed, issue 18). The cost is one copy of
- * the file image in memory on the writing rank while the file is written. */
+ * the file image in memory on the writing rank while the file is written: the core driver's own
+ * buffer, which file-image callbacks hand over at close instead of a second copy (a model of
+ * 160 MB peaked at three copies before, bench/weights.sh). */
 #define H5_CORE_INCREMENT ((size_t)1 << 20) /* core driver growth step: 1 MiB */
+
+/* The core driver's buffer of the file being built (one file at a time per process). */
+static struct core_image {
+    void *buf;
+    int keep; /* 1 once the file is finished: the buffer outlives H5Fclose */
+} core;
+
+static void *image_malloc(size_t size, H5FD_file_image_op_t op, void *udata)
+{
+    (void)op, (void)udata;
+    return core.buf = malloc(size);
+}
+
+static void *image_memcpy(void *dst, const void *src, size_t size, H5FD_file_image_op_t op,
+                          void *udata)
+{
+    (void)op, (void)udata;
+    return memcpy(dst, src, size);
+}
+
+static void *image_realloc(void *ptr, size_t size, H5FD_file_image_op_t op, void *udata)
+{
+    (void)op, (void)udata;
+    void *p = realloc(ptr, size);
+    if (p) core.buf = p;
+    return p;
+}
+
+static herr_t image_free(void *ptr, H5FD_file_image_op_t op, void *udata)
+{
+    (void)udata;
+    if (ptr == core.buf && op == H5FD_FILE_IMAGE_OP_FILE_CLOSE && core.keep) return 0;
+    if (ptr == core.buf) core.buf = NULL;
+    free(ptr);
+    return 0;
+}
+
+static void *udata_copy(void *udata)
+{
+    return udata;
+}
+
+static herr_t udata_free(void *udata)
+{
+    (void)udata;
+    return 0;
+}
 
 strux_status h5_create_temp(const char *path, char *tmp, size_t n, hid_t *f)
 {
@@ -30,7 +79,11 @@ strux_status h5_create_temp(const char *path, char *tmp, size_t n, hid_t *f)
     h5_quiet();
     hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
     STRUX_CHECK(fapl >= 0, STRUX_ERR_IO, "%s: cannot create a file access list", path);
-    *f = H5Pset_fapl_core(fapl, H5_CORE_INCREMENT, 0) < 0
+    H5FD_file_image_callbacks_t cb = {image_malloc, image_memcpy, image_realloc, image_free,
+                                      udata_copy,   udata_free,   &core};
+    core = (struct core_image){0};
+    *f = H5Pset_fapl_core(fapl, H5_CORE_INCREMENT, 0) < 0 ||
+                 H5Pset_file_image_callbacks(fapl, &cb) < 0
              ? -1
              : H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
     H5Pclose(fapl);
@@ -41,20 +94,20 @@ strux_status h5_create_temp(const char *path, char *tmp, size_t n, hid_t *f)
 strux_status h5_finish_temp(hid_t f, const char *tmp, const char *path, strux_status st)
 {
     (void)tmp; /* nothing of the file is on disk before strux_io_write_atomic */
-    unsigned char *image = NULL;
     ssize_t size = -1;
     if (st == STRUX_OK &&
         (H5Fflush(f, H5F_SCOPE_GLOBAL) < 0 || (size = H5Fget_file_image(f, NULL, 0)) < 0))
         st = strux_error_set(STRUX_ERR_IO, __FILE__, __LINE__, __func__,
                              "%s: cannot finish the HDF5 file", path);
-    if (st == STRUX_OK) st = strux_alloc(&image, (size_t)size);
-    if (st == STRUX_OK && H5Fget_file_image(f, image, (size_t)size) != size)
-        st = strux_error_set(STRUX_ERR_IO, __FILE__, __LINE__, __func__,
-                             "%s: cannot copy the HDF5 file image", path);
+    core.keep = st == STRUX_OK;
     if (H5Fclose(f) < 0 && st == STRUX_OK)
         st = strux_error_set(STRUX_ERR_IO, __FILE__, __LINE__, __func__, "%s: close failed", path);
-    if (st == STRUX_OK) st = strux_io_write_atomic(path, image, (size_t)size);
-    strux_free(&image);
+    if (st == STRUX_OK && !core.buf)
+        st = strux_error_set(STRUX_ERR_IO, __FILE__, __LINE__, __func__,
+                             "%s: the HDF5 file image was released at close", path);
+    if (st == STRUX_OK) st = strux_io_write_atomic(path, core.buf, (size_t)size);
+    if (core.keep) free(core.buf);
+    core = (struct core_image){0};
     return st == STRUX_OK ? st : strux_error_frame(st, __FILE__, __LINE__, __func__);
 }
 

@@ -254,6 +254,12 @@ void strux_solver_destroy(strux_solver **s)
     strux_free(s);
 }
 
+void strux_solver_release(strux_solver *s)
+{
+    if (s->ops && s->ops->destroy) s->ops->destroy(s);
+    s->ops = NULL;
+}
+
 const char *strux_solver_name(const strux_solver *s)
 {
     return s->type_name;
