@@ -152,23 +152,35 @@ static double NAME(dot)(const strux_model *a, const strux_model *b, const double
     return sum;
 }
 
-/* y_k += c[k]·x_k over the stored values (same kind); nrm of y recomputed. */
+/* y_k += c[k]·x_k over the stored values (same kind); the norms of the rows written are
+ * summed in the same pass. */
 static void NAME(axpy)(const strux_model *x, strux_model *y, const double *c)
 {
     const T *vx = x->v;
     T *vy = y->v;
     const int64_t K = x->n_rows, D = x->dim;
     if (x->kind.layout == STRUX_LAYOUT_LABEL_MAJOR) {
-        for (int64_t k = 0; k < K; k++)
-            if (c[k] != 0)
-                for (int64_t j = 0; j < D; j++)
-                    vy[k * D + j] = (T)((double)vy[k * D + j] + c[k] * (double)vx[k * D + j]);
+        for (int64_t k = 0; k < K; k++) {
+            if (c[k] == 0) continue;
+            double n2 = 0;
+            for (int64_t j = 0; j < D; j++) {
+                T now = (T)((double)vy[k * D + j] + c[k] * (double)vx[k * D + j]);
+                vy[k * D + j] = now;
+                n2 += (double)now * (double)now;
+            }
+            y->nrm[k] = n2;
+        }
     } else {
+        double *n2 = y->nrm;
+        for (int64_t k = 0; k < K; k++)
+            n2[k] = 0;
         for (int64_t j = 0; j < D; j++)
-            for (int64_t k = 0; k < K; k++)
-                vy[j * K + k] = (T)((double)vy[j * K + k] + c[k] * (double)vx[j * K + k]);
+            for (int64_t k = 0; k < K; k++) {
+                T now = (T)((double)vy[j * K + k] + c[k] * (double)vx[j * K + k]);
+                vy[j * K + k] = now;
+                n2[k] += (double)now * (double)now;
+            }
     }
-    NAME(norms)(y);
 }
 
 static int64_t NAME(find_non_finite)(const strux_model *m)
