@@ -39,6 +39,9 @@ typedef struct strux_pot {
     int32_t n_states; /* states per part */
     double *s;        /* scores, layout documented in each task file */
     int64_t cap;      /* capacity of s */
+    uint64_t stamp;   /* changes each time s is filled (strux_task_potentials; code that fills
+                         s itself increments it): oracles that derive something from the scores
+                         (sorted gains) keep it for repeated queries */
 } strux_pot;
 
 /* A query to the oracle (slack_bicriteria.md §2.1-2.3). */

@@ -101,6 +101,12 @@ typedef struct ml_node {
 
 typedef struct ml_data {
     ml_gain *gain; /* n_labels: per-label flip gains, sorted */
+    ml_gain *gain_tmp; /* n_labels: the sort's scratch */
+    /* what gain holds: the potentials (buffer and stamp) and the truth it was sorted for, so the
+     * repeated wedge queries of a search on one example sort once */
+    const strux_pot *gain_pot;
+    uint64_t gain_stamp;
+    int32_t *gain_truth;
     ml_node *node; /* 2·ML_BAN_MAX + 3 nodes of the k-best enumeration */
     int32_t *heap; /* node indices, min-heap by cost */
 } ml_data;
@@ -110,6 +116,8 @@ static void ml_destroy(strux_task *t)
     ml_data *d = t->data;
     if (!d) return;
     strux_free(&d->gain);
+    strux_free(&d->gain_truth);
+    strux_free(&d->gain_tmp);
     strux_free(&d->node);
     strux_free(&d->heap);
     strux_free(&t->data);
@@ -122,6 +130,8 @@ static strux_status ml_scratch_alloc(strux_task *t)
     STRUX_TRY(strux_alloc(&d, sizeof *d));
     t->data = d;
     STRUX_TRY(strux_alloc_array(&d->gain, (size_t)t->n_labels, sizeof *d->gain));
+    STRUX_TRY(strux_alloc_array(&d->gain_truth, (size_t)t->n_labels, sizeof *d->gain_truth));
+    STRUX_TRY(strux_alloc_array(&d->gain_tmp, (size_t)t->n_labels, sizeof *d->gain_tmp));
     STRUX_TRY(strux_alloc_array(&d->node, 2 * ML_BAN_MAX + 3, sizeof *d->node));
     STRUX_TRY(strux_alloc_array(&d->heap, 2 * ML_BAN_MAX + 3, sizeof *d->heap));
     return STRUX_OK;
@@ -133,31 +143,25 @@ static int gain_before(const ml_gain *x, const ml_gain *y)
     return x->v > y->v || (x->v == y->v && x->k < y->k);
 }
 
-static void gain_sift(ml_gain *a, int32_t root, int32_t n)
+/* Stable bottom-up merge sort into gain_before order, through the scratch tmp (n entries):
+ * oracles must not allocate, and the slack searches sort once per example (bench/weights.sh). */
+static void gain_sort(ml_gain *a, ml_gain *tmp, int32_t n)
 {
-    for (;;) {
-        int32_t c = 2 * root + 1;
-        if (c >= n) return;
-        if (c + 1 < n && gain_before(&a[c], &a[c + 1])) c++;
-        if (!gain_before(&a[root], &a[c])) return;
-        ml_gain tmp = a[root];
-        a[root] = a[c];
-        a[c] = tmp;
-        root = c;
+    ml_gain *src = a, *dst = tmp;
+    for (int32_t w = 1; w < n; w *= 2) {
+        for (int32_t lo = 0; lo < n; lo += 2 * w) {
+            int32_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
+            int32_t i = lo, j = mid, o = lo;
+            while (i < mid && j < hi)
+                dst[o++] = gain_before(&src[j], &src[i]) ? src[j++] : src[i++];
+            while (i < mid) dst[o++] = src[i++];
+            while (j < hi) dst[o++] = src[j++];
+        }
+        ml_gain *t = src;
+        src = dst;
+        dst = t;
     }
-}
-
-/* In-place heapsort into gain_before order (qsort may allocate; oracles must not). */
-static void gain_sort(ml_gain *a, int32_t n)
-{
-    for (int32_t k = n / 2 - 1; k >= 0; k--)
-        gain_sift(a, k, n);
-    for (int32_t end = n - 1; end > 0; end--) {
-        ml_gain tmp = a[0];
-        a[0] = a[end];
-        a[end] = tmp;
-        gain_sift(a, 0, end);
-    }
+    if (src != a) memcpy(a, src, (size_t)n * sizeof *a);
 }
 
 /* Fill ans from the label in y. */
@@ -207,9 +211,15 @@ static strux_status ml_oracle_wedge(const strux_task *t, const strux_pot *pot,
 {
     ml_data *d = t->data;
     int32_t L = t->n_labels;
-    for (int32_t k = 0; k < L; k++)
-        d->gain[k] = (ml_gain){truth->y[k] ? -pot->s[k] : pot->s[k], k};
-    gain_sort(d->gain, L);
+    if (d->gain_pot != pot || d->gain_stamp != pot->stamp ||
+        memcmp(d->gain_truth, truth->y, (size_t)L * sizeof *truth->y) != 0) {
+        for (int32_t k = 0; k < L; k++)
+            d->gain[k] = (ml_gain){truth->y[k] ? -pot->s[k] : pot->s[k], k};
+        gain_sort(d->gain, d->gain_tmp, L);
+        d->gain_pot = pot;
+        d->gain_stamp = pot->stamp;
+        memcpy(d->gain_truth, truth->y, (size_t)L * sizeof *truth->y);
+    }
     double m_e = 0, best = -INFINITY;
     int32_t e_best = -1;
     for (int32_t e = 0; e <= L; e++) {
@@ -287,7 +297,8 @@ static strux_status ml_oracle_ban(const strux_task *t, const strux_pot *pot,
         d->gain[k] = (ml_gain){-fabs(v), k}; /* descending −δ = ascending regret */
         y->y[k] = v > 0 ? !truth->y[k] : truth->y[k];
     }
-    gain_sort(d->gain, L);
+    gain_sort(d->gain, d->gain_tmp, L);
+    d->gain_pot = NULL; /* gain now holds regrets, not the wedge oracle's gains */
     y->n = L;
     y->n_mu = 0;
     int32_t n_node = 0, n_heap = 0;

@@ -251,6 +251,7 @@ strux_status strux_task_potentials(const strux_task *t, const strux_model *m,
                 "on %d features", strux_model_n_rows(m), strux_model_dim(m),
                 (long long)strux_model_n_extra(m), t->type_name, t->n_rows, (long long)t->n_extra,
                 ds->dim);
+    pot->stamp++;
     return t->ops->potentials(t, m, ds, i, pot);
 }
 

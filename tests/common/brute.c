@@ -80,4 +80,5 @@ void random_potentials(strux_pot *pot, int64_t n, double scale, uint64_t seed)
     strux_rng r;
     strux_rng_init(&r, seed, 0, 0);
     for (int64_t k = 0; k < n; k++) pot->s[k] = scale * strux_rng_normal(&r);
+    pot->stamp++;
 }

@@ -115,6 +115,7 @@ void points_init(point_set *ps, int n, const double *m, const double *L)
         abort();
     ps->pot.i = 0;
     ps->pot.n_parts = n + 1;
+    ps->pot.stamp++;
     ps->pot.s[0] = ps->pot.s[1] = 0;
     for (int k = 0; k < n; k++) {
         ps->pot.s[2 * k + 2] = m[k];

@@ -124,6 +124,7 @@ void integer_potentials(strux_pot *pot, int64_t n, int range, strux_rng *r)
 {
     for (int64_t k = 0; k < n; k++)
         pot->s[k] = (double)((int64_t)strux_rng_below(r, (uint64_t)(2 * range + 1)) - range);
+    pot->stamp++;
 }
 
 void expect_oracle_answer(const strux_task *t, const strux_pot *pot, const strux_label *truth,
