@@ -207,7 +207,7 @@ static strux_status read_body(hid_t f, const char *path, strux_model **m, strux_
     return read_curve(f, path, &info->curve);
 }
 
-strux_status strux_io_model_load(const char *path, strux_model **m, strux_model_info *info)
+static strux_status model_load(const char *path, strux_model **m, strux_model_info *info)
 {
     *m = NULL;
     *info = (strux_model_info){0};
@@ -224,4 +224,40 @@ strux_status strux_io_model_load(const char *path, strux_model **m, strux_model_
         return strux_error_frame(st, __FILE__, __LINE__, __func__);
     }
     return STRUX_OK;
+}
+
+/* The whole of what a reader of the file takes from it: the model, and a checkpoint's state. */
+static strux_status read_everything(const char *path, void *ctx)
+{
+    (void)ctx;
+    strux_model *m = NULL, *w = NULL;
+    strux_model_info info;
+    strux_status st = model_load(path, &m, &info);
+    int has_checkpoint = 0;
+    if (st == STRUX_OK) {
+        hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+        has_checkpoint = f >= 0 && h5_has(f, "checkpoint");
+        if (f >= 0) H5Fclose(f);
+    }
+    if (st == STRUX_OK && has_checkpoint) {
+        strux_checkpoint_info ck = {0};
+        strux_blob state = {0};
+        st = strux_model_create(m->n_rows, m->dim, m->n_extra, &w);
+        if (st == STRUX_OK) st = strux_io_checkpoint_read(path, &ck, w, &state);
+        for (int32_t k = 0; st == STRUX_OK && k < ck.n_blocks; k++)
+            st = strux_io_checkpoint_read_block(path, k, &state);
+        strux_blob_free(&state);
+        strux_model_destroy(&w);
+    }
+    if (st == STRUX_OK) strux_model_info_free(&info);
+    strux_model_destroy(&m);
+    return st;
+}
+
+strux_status strux_io_model_load(const char *path, strux_model **m, strux_model_info *info)
+{
+    *m = NULL;
+    *info = (strux_model_info){0};
+    STRUX_TRY(h5_vet_legacy(path, read_everything, NULL, "model"));
+    return model_load(path, m, info);
 }
