@@ -46,9 +46,9 @@ typedef struct strux_read_options {
     int32_t n_blocks;   /* > 0: cut the examples into this many fixed blocks (balanced by
                            non-zeros, independent of the rank count) and give each rank whole
                            blocks; 0: one block per rank */
-    int32_t max_features; /* > 0: a feature index above it is an input error (dropped or not),
-                             checked before anything is sized by it; 0: the XMC header's D if
-                             there is one, else 2^31 - 3 (the largest index of any file) */
+    int32_t max_features;   /* > 0: a feature index above it is an input error (dropped or not),
+                               checked before anything is sized by it; 0: the XMC header's D if
+                               there is one, else 2^31 - 3 (the largest index of any file) */
     const char *dim_origin; /* what set dim, ending the error of an index above it (" of the
                                model M ..."); NULL: the header or the config */
 } strux_read_options;

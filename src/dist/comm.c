@@ -8,8 +8,8 @@
  * whether it waits in a collective: a rank that does not answer within a grace period (stopped,
  * killed, hung) or answers from outside MPI (running) is the one missing. That needs
  * MPI_THREAD_MULTIPLE (asked for at MPI_Init_thread); without it the message names only the
- * waiting rank. The watchdog _exit()s, the one exit below src/cli, because a blocked collective
- * cannot return. */
+ * waiting rank. The watchdog _exit()s (below src/cli only it and io/h5.c's reading child do),
+ * because a blocked collective cannot return. */
 #include "strux/comm.h"
 
 #include <limits.h>
@@ -36,12 +36,12 @@ static struct {
     const char *fault_phase; /* $STRUX_FAULT_SIGTERM_AT: raise SIGTERM on entering this phase */
     /* the inquiry (MPI_THREAD_MULTIPLE only): the watchdog threads of the ranks answer each other
      * on a communicator of their own; lock serialises their MPI calls with finalize */
-    int can_ask;           /* MPI_THREAD_MULTIPLE, more than one rank, comm made */
-    int closed;            /* finalize has freed comm: no more MPI calls here */
+    int can_ask; /* MPI_THREAD_MULTIPLE, more than one rank, comm made */
+    int closed;  /* finalize has freed comm: no more MPI calls here */
     pthread_mutex_t lock;
-    MPI_Comm comm;         /* duplicate of the run's communicator, for the watchdogs only */
-    MPI_Request ask_req;   /* the posted receive of another rank's question */
-    int ask_in;            /* its buffer */
+    MPI_Comm comm;               /* duplicate of the run's communicator, for the watchdogs only */
+    MPI_Request ask_req;         /* the posted receive of another rank's question */
+    int ask_in;                  /* its buffer */
     struct stall_state *replies; /* one answer buffer per rank */
     MPI_Request *sent;           /* the answer in flight to each rank */
 } watch = {.lock = PTHREAD_MUTEX_INITIALIZER, .comm = MPI_COMM_NULL, .ask_req = MPI_REQUEST_NULL};
@@ -82,7 +82,8 @@ static void answer_questions(void)
         int from = status.MPI_SOURCE;
         if (from >= 0 && from < watch.size && from != watch.rank) {
             stall_state *s = &watch.replies[from];
-            if (watch.sent[from] != MPI_REQUEST_NULL) MPI_Wait(&watch.sent[from], MPI_STATUS_IGNORE);
+            if (watch.sent[from] != MPI_REQUEST_NULL)
+                MPI_Wait(&watch.sent[from], MPI_STATUS_IGNORE);
             stall_state_now(s);
             MPI_Isend(s, (int)sizeof *s, MPI_BYTE, from, TAG_ANSWER, watch.comm, &watch.sent[from]);
         }
@@ -102,7 +103,10 @@ static int rank_list(const int *pick, char *buf, size_t n)
         if (!pick[r]) continue;
         count++;
         len += (size_t)snprintf(buf + len, n - len, "%s%d",
-                                count == 1 ? "" : count == total ? " and " : ", ", r);
+                                count == 1       ? ""
+                                : count == total ? " and "
+                                                 : ", ",
+                                r);
     }
     return count;
 }
@@ -118,9 +122,11 @@ static void inquire(const stall_state *me, double timeout)
     int size = watch.size, question = (int)me->seq;
     MPI_Request *req = calloc((size_t)size, sizeof *req);
     stall_state *got = calloc((size_t)size, sizeof *got);
-    int *missing = calloc((size_t)size, sizeof *missing), *busy = calloc((size_t)size, sizeof *busy),
+    int *missing = calloc((size_t)size, sizeof *missing),
+        *busy = calloc((size_t)size, sizeof *busy),
         *waiting = calloc((size_t)size, sizeof *waiting);
-    if (!req || !got || !missing || !busy || !waiting) return; /* the caller prints the short form */
+    if (!req || !got || !missing || !busy || !waiting)
+        return; /* the caller prints the short form */
     for (int r = 0; r < size; r++) {
         req[r] = MPI_REQUEST_NULL;
         if (r == watch.rank) continue;
@@ -187,16 +193,15 @@ static void inquire(const stall_state *me, double timeout)
     for (int r = 0; r < size; r++)
         if (waiting[r] && got[r].seq != me->seq) same = 0;
     if (n && same && len < sizeof msg)
-        len += (size_t)snprintf(msg + len, sizeof msg - len, " %s %s %s in collective #%ld too.",
-                                n == 1 ? "Rank" : "Ranks", list, n == 1 ? "waits" : "wait",
-                                me->seq);
+        len +=
+            (size_t)snprintf(msg + len, sizeof msg - len, " %s %s %s in collective #%ld too.",
+                             n == 1 ? "Rank" : "Ranks", list, n == 1 ? "waits" : "wait", me->seq);
     for (int r = 0; r < size && !same && len < sizeof msg; r++)
         if (waiting[r])
             len += (size_t)snprintf(msg + len, sizeof msg - len,
                                     " Rank %d waits in %s (collective #%ld) during %s.", r,
                                     got[r].what, got[r].seq, got[r].phase);
-    if (len < sizeof msg)
-        snprintf(msg + len, sizeof msg - len, " Ending the job.\n");
+    if (len < sizeof msg) snprintf(msg + len, sizeof msg - len, " Ending the job.\n");
     fputs(msg, stderr);
     fflush(stderr);
     _exit(1);
@@ -240,8 +245,8 @@ void strux_comm_set_stall_timeout(strux_comm *c, double seconds)
     if (seconds <= 0 || watch.started) return;
     pthread_mutex_lock(&watch.lock);
     if (watch.can_ask && !watch.closed &&
-        MPI_Irecv(&watch.ask_in, 1, MPI_INT, MPI_ANY_SOURCE, TAG_ASK, watch.comm,
-                  &watch.ask_req) != MPI_SUCCESS)
+        MPI_Irecv(&watch.ask_in, 1, MPI_INT, MPI_ANY_SOURCE, TAG_ASK, watch.comm, &watch.ask_req) !=
+            MPI_SUCCESS)
         watch.can_ask = 0;
     pthread_mutex_unlock(&watch.lock);
     pthread_t t;

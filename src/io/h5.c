@@ -4,12 +4,12 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <poll.h>
-#include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -158,8 +158,7 @@ static hid_t fixed_str_type(size_t len)
 /* The conversion from a variable-length string in the file to an opaque type of the same size:
  * the raw reference bytes, untouched (HDF5 copies the element's file bytes into buf first). */
 static herr_t vlen_ref_conv(hid_t src, hid_t dst, H5T_cdata_t *cdata, size_t nelmts,
-                            size_t buf_stride, size_t bkg_stride, void *buf, void *bkg,
-                            hid_t dxpl)
+                            size_t buf_stride, size_t bkg_stride, void *buf, void *bkg, hid_t dxpl)
 {
     (void)nelmts, (void)buf_stride, (void)bkg_stride, (void)buf, (void)bkg, (void)dxpl;
     if (cdata->command != H5T_CONV_INIT) return 0; /* CONV: the bytes are the result; FREE */
@@ -227,8 +226,9 @@ static strux_status heap_file_open(hid_t obj, heap_file *hf, const char *file)
     STRUX_CHECK(ok, STRUX_ERR_IO, "%s: cannot read the file's address sizes", file);
     STRUX_CHECK(hf->sizeof_addr >= 2 && hf->sizeof_addr <= 32 && hf->sizeof_size >= 2 &&
                     hf->sizeof_size <= 32,
-                STRUX_ERR_INPUT, "%s: addresses of %zu and lengths of %zu bytes: the file is corrupt",
-                file, hf->sizeof_addr, hf->sizeof_size);
+                STRUX_ERR_INPUT,
+                "%s: addresses of %zu and lengths of %zu bytes: the file is corrupt", file,
+                hf->sizeof_addr, hf->sizeof_size);
     hf->base = ub;
     struct stat sb;
     hf->fd = open(name, O_RDONLY | O_CLOEXEC);
@@ -326,10 +326,9 @@ static strux_status read_vlen(hid_t obj, int is_attr, int64_t n, char **out, con
                                             file, name, (long long)n)
                           : strux_alloc(&raw, (size_t)n * ref);
     hid_t mt = st == STRUX_OK ? H5Tcreate(H5T_OPAQUE, ref) : -1;
-    if (st == STRUX_OK &&
-        (mt < 0 || H5Tset_tag(mt, VLEN_REF_TAG) < 0 ||
-         (is_attr ? H5Aread(obj, mt, raw) : H5Dread(obj, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, raw)) <
-             0))
+    if (st == STRUX_OK && (mt < 0 || H5Tset_tag(mt, VLEN_REF_TAG) < 0 ||
+                           (is_attr ? H5Aread(obj, mt, raw)
+                                    : H5Dread(obj, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, raw)) < 0))
         st = H5FAIL(file, "read the string references of", name);
     for (int64_t k = 0; st == STRUX_OK && k < n; k++) {
         const unsigned char *r = raw + (size_t)k * ref;
@@ -632,7 +631,8 @@ strux_status h5_read_str_array(hid_t loc, const char *name, char ***out, int64_t
     STRUX_TRY(strux_alloc_array(out, (size_t)(n ? n : 1), sizeof **out));
     hid_t d = H5Dopen2(loc, name, H5P_DEFAULT);
     strux_status st = d < 0 ? H5FAIL(file, "find dataset", name)
-                            : n ? read_strings(d, 0, n, *out, file, name) : STRUX_OK;
+                      : n   ? read_strings(d, 0, n, *out, file, name)
+                            : STRUX_OK;
     if (d >= 0) H5Dclose(d);
     for (int64_t k = 0; k < n; k++) /* an empty name is no name */
         if ((*out)[k] && !(*out)[k][0]) strux_free(&(*out)[k]);
@@ -752,8 +752,7 @@ strux_status h5_vet_legacy(const char *path, strux_status (*read)(const char *pa
                                "strux wrote before)",
                                path, what, limit);
     }
-    if (WIFEXITED(status) &&
-        (WEXITSTATUS(status) == 0 || WEXITSTATUS(status) == VET_CLEAN_FAILURE))
+    if (WIFEXITED(status) && (WEXITSTATUS(status) == 0 || WEXITSTATUS(status) == VET_CLEAN_FAILURE))
         return STRUX_OK;
     char how[64];
     if (WIFSIGNALED(status))
