@@ -226,6 +226,14 @@ static strux_status model_load(const char *path, strux_model **m, strux_model_in
     return STRUX_OK;
 }
 
+/* A model of m's shape (a checkpoint's training-space weights). */
+static strux_status model_like(const strux_model *m, strux_model **out)
+{
+    /* store: strux_model_create(strux_model_n_rows(m), strux_model_dim(m),
+     * strux_model_n_extra(m), out) */
+    return strux_model_create(m->n_rows, m->dim, m->n_extra, out);
+}
+
 /* The whole of what a reader of the file takes from it: the model, and a checkpoint's state. */
 static strux_status read_everything(const char *path, void *ctx)
 {
@@ -242,7 +250,7 @@ static strux_status read_everything(const char *path, void *ctx)
     if (st == STRUX_OK && has_checkpoint) {
         strux_checkpoint_info ck = {0};
         strux_blob state = {0};
-        st = strux_model_create(m->n_rows, m->dim, m->n_extra, &w);
+        st = model_like(m, &w);
         if (st == STRUX_OK) st = strux_io_checkpoint_read(path, &ck, w, &state);
         for (int32_t k = 0; st == STRUX_OK && k < ck.n_blocks; k++)
             st = strux_io_checkpoint_read_block(path, k, &state);
