@@ -16,9 +16,11 @@ strux_status strux_comm_init(int *argc, char ***argv, strux_comm **out);
 void strux_comm_finalize(strux_comm **c);
 int strux_comm_rank(const strux_comm *c);
 /* The stall watchdog (run.stall_timeout): when one MPI call of this rank waits longer than
- * seconds, the process prints which call waited, during which phase, and ends with status 1
- * (mpirun then ends the job), instead of spinning forever behind a stopped rank. 0 turns it off.
- * Not Collective. */
+ * seconds, the process prints which call waited, during which phase, and the ranks that never
+ * reached it (the waiting ranks ask every rank; needs MPI_THREAD_MULTIPLE, else only the waiting
+ * rank is named), and ends with status 1 (mpirun then ends the job), instead of spinning forever
+ * behind a stopped rank. 0 turns it off. Every rank must set the same value: a rank without the
+ * watchdog does not answer the others' question. Not Collective. */
 void strux_comm_set_stall_timeout(strux_comm *c, double seconds);
 /* The run's phase for the watchdog's message ("reading the training data", "set-up", "epoch 5",
  * "the certificate after epoch 5", "the checkpoint write", "writing the model"). For fault

@@ -52,6 +52,8 @@ typedef struct strux_read_options {
     int binary_labels;    /* nonzero (task binary): the label token is one of +1, 1 (label id 1,
                              positive), -1, 0 (label id 0, negative); a line starting with a
                              space is unlabeled; two label ids. LIBSVM text only. */
+    const char *dim_origin; /* what set dim, ending the error of an index above it (" of the
+                               model M ..."); NULL: the header or the config */
 } strux_read_options;
 
 /* ---- one text line reader (data/text.c) under every text format: LIBSVM/XMC, SVM-hmm, and

@@ -111,7 +111,7 @@ static const strux_opt_spec run_specs[] = {
     {"run.stall_timeout", STRUX_OPT_DOUBLE, offsetof(strux_job_options, stall_timeout), "600", 0,
      1e9, NULL,
      "seconds one MPI call of a rank may wait for the others before the job ends with the call, "
-     "the phase and the rank that noticed (a rank stopped, killed or hung); 0: wait forever"},
+     "the phase and the ranks that never reached it (stopped, killed or hung); 0: wait forever"},
     {NULL},
 };
 

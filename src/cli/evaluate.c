@@ -96,6 +96,18 @@ static strux_status load(strux_comm *comm, const char *model_path, const char *d
     STRUX_TRY(strux_comm_agree(comm, st));
     strux_read_options ro =
         strux_cli_heldout_read_options(comm, &lm->opt, lm->model, lm->info.n_labels);
+    /* The model's feature space is its training data's (data.dim, a header, or the largest index
+     * it had): a feature beyond it is another data set's (scene data on a yeast model, whose label
+     * ids fit yeast's), so it is refused with the line, not dropped as data.test's unseen
+     * features are during training (issue 18). */
+    char origin[4200];
+    snprintf(origin, sizeof origin,
+             " of the model %s (its training data's features): the data is of another feature "
+             "space; to score features the training data lacked, train with data.dim covering "
+             "them",
+             model_path);
+    ro.drop_above_dim = 0;
+    ro.dim_origin = origin;
     STRUX_TRY(strux_comm_agree(comm, strux_io_dataset_load(data_path, &ro, &lm->data)));
     STRUX_TRY(strux_cli_report_dropped(comm, lm->data));
     STRUX_TRY(strux_comm_agree(comm, strux_task_check(lm->task, lm->data)));

@@ -88,7 +88,9 @@ static strux_feature_rules feature_rules(const scan *sc, const strux_read_option
     strux_feature_rules fr = {
         .dim = sc->dim,
         .drop_above_dim = opt->drop_above_dim,
-        .dim_origin = sc->have_header ? " given by the header" : " set in the config",
+        .dim_origin = opt->dim_origin   ? opt->dim_origin
+                      : sc->have_header ? " given by the header"
+                                        : " set in the config",
         .max_index = STRUX_DATA_MAX_INDEX,
         .max_origin = "",
     };

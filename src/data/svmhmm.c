@@ -92,7 +92,7 @@ static strux_status parse_token(const strux_text_reader *r, char *s, hmm_scan *s
     strux_feature_rules fr = {
         .dim = sc->dim,
         .drop_above_dim = opt->drop_above_dim,
-        .dim_origin = " set in the config",
+        .dim_origin = opt->dim_origin ? opt->dim_origin : " set in the config",
         .max_index = opt->max_features > 0 ? opt->max_features : STRUX_DATA_MAX_INDEX,
         .max_origin = opt->max_features > 0 ? " set by max_features" : "",
     };

@@ -74,7 +74,7 @@ static strux_status check_indptr(const int64_t *ptr, int64_t n, int64_t len, con
 
 /* Validate this rank's feature rows in place, dropping columns ≥ dim when allowed. */
 static strux_status check_features(strux_csr *x, int64_t first, int32_t dim, int drop,
-                                   const char *path, int64_t *n_dropped)
+                                   const char *dim_origin, const char *path, int64_t *n_dropped)
 {
     int64_t q = 0;
     for (int64_t r = 0; r < x->n_rows; r++) {
@@ -92,8 +92,8 @@ static strux_status check_features(strux_csr *x, int64_t first, int32_t dim, int
                         path, row, j + 1);
             if (j >= dim) {
                 STRUX_CHECK(drop, STRUX_ERR_INPUT,
-                            "%s: row %lld: feature %d exceeds the dimension %d", path, row, j + 1,
-                            dim);
+                            "%s: row %lld: feature %d exceeds the dimension %d%s", path, row, j + 1,
+                            dim, dim_origin ? dim_origin : "");
                 (*n_dropped)++;
                 continue;
             }
@@ -203,7 +203,9 @@ static strux_status read_body(hid_t f, const char *path, const strux_read_option
                    done);
 
     int64_t n_dropped = 0;
-    STRUX_TRY_GOTO(st, check_features(&x, lo, dim, opt->drop_above_dim, path, &n_dropped), done);
+    STRUX_TRY_GOTO(
+        st, check_features(&x, lo, dim, opt->drop_above_dim, opt->dim_origin, path, &n_dropped),
+        done);
     STRUX_TRY_GOTO(st, check_labels(y_ptr, y_idx, hi - lo, lo, n_labels, path), done);
     STRUX_TRY_GOTO(
         st,

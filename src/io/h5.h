@@ -1,6 +1,7 @@
 /* io/h5.h - small HDF5 helpers shared by the model and dataset files: typed attributes, 1-D and
- * 2-D datasets, variable-length UTF-8 strings, each returning strux_status with the file and the
- * object named. Private to src/io. */
+ * 2-D datasets, UTF-8 strings (written fixed-length; the variable-length ones of older files are
+ * read without HDF5's global heap code), group listings, each returning strux_status with the file
+ * and the object named. Private to src/io. */
 #ifndef STRUX_IO_H5_H
 #define STRUX_IO_H5_H
 
@@ -38,6 +39,11 @@ strux_status h5_read_attr_str(hid_t loc, const char *name, char *buf, size_t n, 
 strux_status h5_read_attr_i64(hid_t loc, const char *name, int64_t *value, const char *file);
 strux_status h5_read_attr_f64(hid_t loc, const char *name, double *value, const char *file);
 int h5_has(hid_t loc, const char *name);
+/* The names of group g's links (names: max × width chars; names that do not fit, and links
+ * beyond max, are left out) in creation order, or by name where the group does not track it; *n
+ * of them. A group that cannot be listed is STRUX_ERR_INPUT naming the file and group. */
+strux_status h5_link_names(hid_t g, int max, size_t width, char *names, int *n, const char *file,
+                           const char *group);
 
 /* Dataset of given rank (1 or 2) and native type, optionally gzip-compressed in chunks. */
 strux_status h5_write(hid_t loc, const char *name, hid_t type, int rank, const hsize_t *dims,
@@ -69,13 +75,21 @@ strux_status h5_shape(hid_t loc, const char *name, int rank, int64_t *dims, cons
  * caller has checked its shape against out's size with h5_shape). */
 strux_status h5_read(hid_t loc, const char *name, hid_t type, int64_t offset, int64_t count,
                      void *out, const char *file);
-/* Variable-length string scalar dataset and string arrays (NULL entries written as ""). */
+/* String scalar dataset and string arrays (NULL entries written as "", read back as NULL). */
 strux_status h5_write_str(hid_t loc, const char *name, const char *value, const char *file);
 strux_status h5_read_str(hid_t loc, const char *name, char **out, const char *file);
 strux_status h5_write_str_array(hid_t loc, const char *name, char *const *v, int64_t n,
                                 const char *file);
 strux_status h5_read_str_array(hid_t loc, const char *name, char ***out, int64_t n,
                                const char *file);
+
+/* For a file in the HDF5 format strux wrote before (superblock version 0 or 1: no metadata
+ * checksums, on which a corrupt byte can crash HDF5 1.10), run read(path, ctx) in a child process
+ * first (stdout and stderr to /dev/null, at most 20 s + 1 s per 10 MB): STRUX_ERR_INPUT naming the
+ * file (a `what`: "model") when it crashed or did not finish, else STRUX_OK, and the caller reads
+ * the file itself. Files of the current format return STRUX_OK at once. */
+strux_status h5_vet_legacy(const char *path, strux_status (*read)(const char *path, void *ctx),
+                           void *ctx, const char *what);
 
 /* The error of a failed write of path (errno e after need bytes were due, in step `what`):
  * "disk full writing PATH (needs about N MB)" for ENOSPC and EDQUOT, else the system's reason.

@@ -139,33 +139,19 @@ strux_status strux_io_model_save(const char *path, const strux_model *m,
     return h5_create_atomic(path, write_model, &mi);
 }
 
-/* The curve's column names in creation order (strux_curve_init copies them). */
-typedef struct curve_visit {
-    char name[STRUX_CURVE_MAX_COLS][STRUX_CURVE_NAME];
-    const char *names[STRUX_CURVE_MAX_COLS + 1];
-    int n;
-} curve_visit;
-
-static herr_t visit_name(hid_t g, const char *name, const H5L_info_t *li, void *op)
-{
-    (void)g, (void)li;
-    curve_visit *v = op;
-    if (v->n < STRUX_CURVE_MAX_COLS && strlen(name) < STRUX_CURVE_NAME) {
-        snprintf(v->name[v->n], sizeof v->name[0], "%s", name);
-        v->names[v->n] = v->name[v->n];
-        v->n++;
-    }
-    return 0;
-}
-
 static strux_status read_curve(hid_t f, const char *path, strux_curve *c)
 {
     hid_t g = H5Gopen2(f, "training", H5P_DEFAULT);
     STRUX_CHECK(g >= 0, STRUX_ERR_INPUT, "%s: no 'training' group", path);
-    curve_visit v = {0};
-    H5Literate(g, H5_INDEX_CRT_ORDER, H5_ITER_INC, NULL, visit_name, &v);
-    if (v.n == 0) H5Literate(g, H5_INDEX_NAME, H5_ITER_INC, NULL, visit_name, &v);
-    strux_status st = strux_curve_init(c, v.names);
+    /* the column names in creation order (strux_curve_init copies them) */
+    char name_of[STRUX_CURVE_MAX_COLS][STRUX_CURVE_NAME];
+    const char *names[STRUX_CURVE_MAX_COLS + 1] = {0};
+    int n_names = 0;
+    strux_status st = h5_link_names(g, STRUX_CURVE_MAX_COLS, STRUX_CURVE_NAME, &name_of[0][0],
+                                    &n_names, path, "training");
+    for (int k = 0; k < n_names; k++)
+        names[k] = name_of[k];
+    if (st == STRUX_OK) st = strux_curve_init(c, names);
     double *col = NULL;
     for (int k = 0; st == STRUX_OK && k < c->n_cols; k++) {
         int64_t len;
@@ -261,7 +247,7 @@ static strux_status read_body(hid_t f, const char *path, strux_model **m, strux_
     return read_curve(f, path, &info->curve);
 }
 
-strux_status strux_io_model_load(const char *path, strux_model **m, strux_model_info *info)
+static strux_status model_load(const char *path, strux_model **m, strux_model_info *info)
 {
     *m = NULL;
     *info = (strux_model_info){0};
@@ -278,4 +264,40 @@ strux_status strux_io_model_load(const char *path, strux_model **m, strux_model_
         return strux_error_frame(st, __FILE__, __LINE__, __func__);
     }
     return STRUX_OK;
+}
+
+/* The whole of what a reader of the file takes from it: the model, and a checkpoint's state. */
+static strux_status read_everything(const char *path, void *ctx)
+{
+    (void)ctx;
+    strux_model *m = NULL, *w = NULL;
+    strux_model_info info;
+    strux_status st = model_load(path, &m, &info);
+    int has_checkpoint = 0;
+    if (st == STRUX_OK) {
+        hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+        has_checkpoint = f >= 0 && h5_has(f, "checkpoint");
+        if (f >= 0) H5Fclose(f);
+    }
+    if (st == STRUX_OK && has_checkpoint) {
+        strux_checkpoint_info ck = {0};
+        strux_blob state = {0};
+        st = strux_model_create_like(m, &w); /* a checkpoint's training-space weights */
+        if (st == STRUX_OK) st = strux_io_checkpoint_read(path, &ck, w, &state);
+        for (int32_t k = 0; st == STRUX_OK && k < ck.n_blocks; k++)
+            st = strux_io_checkpoint_read_block(path, k, &state);
+        strux_blob_free(&state);
+        strux_model_destroy(&w);
+    }
+    if (st == STRUX_OK) strux_model_info_free(&info);
+    strux_model_destroy(&m);
+    return st;
+}
+
+strux_status strux_io_model_load(const char *path, strux_model **m, strux_model_info *info)
+{
+    *m = NULL;
+    *info = (strux_model_info){0};
+    STRUX_TRY(h5_vet_legacy(path, read_everything, NULL, "model"));
+    return model_load(path, m, info);
 }

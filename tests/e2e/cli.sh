@@ -50,7 +50,8 @@ ok $? "h5dump reads the model (task, weights 14 x 104)"
 $PY -c "
 import h5py, sys
 f = h5py.File('$WORK/y.h5', 'r')
-assert f.attrs['format'] == 'strux-model' and f.attrs['task'] == 'multilabel'
+# fixed-length strings (docs/model-format.md): h5py gives bytes
+assert f.attrs['format'] == b'strux-model' and f.attrs['task'].decode() == 'multilabel'
 assert f['weights'].shape == (14, 104) and f['training/primal'].shape == (3,)
 assert 'lambda = 0.002' in f['config'][()].decode()
 assert f['label_names'][0].decode() == 'Class1'

@@ -101,6 +101,58 @@ bad_model names 'f.attrs["n_labels"] = np.int64(15)'
 model_fails names "dataset 'label_names' holds 14 strings but attribute n_labels = 15" \
     "label_names disagreeing with n_labels"
 
+# ---- strings: strux writes them fixed-length in a checksummed file format; the variable-length
+# strings of files written before (tests/fixtures/model_v1_vlen.h5, by the strux of 5dca02a) are
+# read without HDF5 1.10's global heap code, which crashed or hung on a corrupt heap
+# (the expected inspect output is that strux's with the weights line's later ", stored as double")
+$PY - "$WORK/m.h5" >"$WORK/strings.txt" 2>&1 <<'PY'
+import sys, h5py
+f = h5py.File(sys.argv[1], "r")
+def variable(dt):
+    info = h5py.check_string_dtype(dt)
+    return info is not None and info.length is None
+names = [k for k in f.attrs if variable(f.attrs.get_id(k).dtype)]
+names += [k for k in ("config", "label_names") if k in f and variable(f[k].dtype)]
+print("variable-length:", " ".join(names) or "none")
+print("superblock version:", open(sys.argv[1], "rb").read(9)[8])
+PY
+grep -qx "variable-length: none" "$WORK/strings.txt"
+ok $? "a new model's string attributes, config and label names are fixed-length"
+grep -qE "^superblock version: [2-9]" "$WORK/strings.txt"
+ok $? "a new model is written in the 1.8 format or later (checksummed superblock and headers)"
+diag <"$WORK/strings.txt"
+OLD=tests/fixtures/model_v1_vlen.h5
+"$STRUX" inspect "$OLD" >"$WORK/old.inspect" 2>"$WORK/err"
+cmp -s "$WORK/old.inspect" tests/fixtures/model_v1_vlen.inspect
+ok $? "a model with variable-length strings (strux 5dca02a) reads as that strux read it (inspect)"
+diff tests/fixtures/model_v1_vlen.inspect "$WORK/old.inspect" | head -n 10 | diag
+"$STRUX" eval --model "$OLD" --data tests/fixtures/good.svm >"$WORK/old.eval" 2>"$WORK/err"
+cmp -s "$WORK/old.eval" tests/fixtures/model_v1_vlen.eval
+ok $? "... and evaluates as it did (eval)"
+# break_heap NAME OFFSET VALUE: a copy of the old model with the 8-byte field at OFFSET bytes after
+# its global heap collection's signature set to VALUE (8: collection size; 16+8: size of the
+# first object; 16: its index, 2 bytes)
+break_heap() {
+    $PY - "$OLD" "$WORK/$1.h5" "$2" "$3" <<'PY' 2>&1 | diag
+import sys
+src, dst, off, value = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+b = bytearray(open(src, "rb").read())
+at = b.index(b"GCOL") + off
+width = 2 if off == 16 else 8
+b[at:at + width] = value.to_bytes(width, "little")
+open(dst, "wb").write(b)
+PY
+}
+break_heap heap_size 8 $((1 << 40))
+model_fails heap_size "heap_size.h5: string 'format' \(a variable-length string, heap collection at byte [0-9]+, object [0-9]+\): the collection's size 1099511627776 exceeds the [0-9]+ bytes left in the file: the file is corrupt" \
+    "a variable-length string whose heap collection is larger than the file"
+break_heap heap_object 24 $((1 << 62))
+model_fails heap_object "object 1 of 4611686018427387904 bytes overruns the collection: the file is corrupt" \
+    "a variable-length string whose heap object overruns its collection"
+break_heap heap_index 16 7
+model_fails heap_index "the collection has no such object: the file is corrupt" \
+    "a variable-length string whose heap object is missing"
+
 # ---- checkpoints: the read side of --resume
 resume_fails() { # NAME PATTERN DESCRIPTION
     expect_fail 3 "$2" "$3 (resume, np 2)" -- timeout 120 "${NP[@]}" "$STRUX" train \

@@ -37,7 +37,7 @@ ok ${PIPESTATUS[0]} "h5dump -H: X/indptr 3001, X/indices and X/data 60000, Y/ind
 $PY - "$WORK/tr.h5" <<'PY' 2>&1 | diag
 import sys, h5py, numpy as np
 f = h5py.File(sys.argv[1], "r")
-assert f.attrs["format"] == "strux-csr", f.attrs["format"]
+assert f.attrs["format"] == b"strux-csr", f.attrs["format"]  # fixed-length: bytes
 assert (f.attrs["n_rows"], f.attrs["dim"], f.attrs["n_labels"]) == (3000, 1000, 10)
 ptr, idx, val = f["X/indptr"][:], f["X/indices"][:], f["X/data"][:]
 assert (np.diff(ptr) == 20).all()

@@ -58,10 +58,34 @@ model = $WORK/small.h5
 INI
 expect_ok "train on a 3-label fixture" -- "$STRUX" train "$WORK/train.ini" --quiet
 printf '0 1:1 9:2 12:1\n1 2:1\n' >"$WORK/wide.svm"
-expect_ok "held-out features above the model's dimension are ignored" -- \
-    "$STRUX" eval --model "$WORK/small.h5" --data "$WORK/wide.svm"
+expect_fail 3 "wide.svm:1: feature index 9 exceeds the dimension 7 of the model $WORK/small.h5 \\(its training data's features\\): the data is of another feature space" \
+    "eval: a feature index above the model's dimension is refused with its line (was dropped)" -- \
+    $MPIRUN -np 2 "$STRUX" eval --model "$WORK/small.h5" --data "$WORK/wide.svm"
+expect_fail 3 "wide.svm:1: feature index 9 exceeds the dimension 7 of the model" \
+    "predict: likewise, and writes nothing" -- \
+    "$STRUX" predict --model "$WORK/small.h5" --data "$WORK/wide.svm" --out "$WORK/wide.pred"
+[ ! -e "$WORK/wide.pred" ]
+ok $? "predict: no predictions file"
+printf '0 1:1 7:1\n1 2:1\n' >"$WORK/fits.svm" # index 7 = the model's last feature (bias 0)
+expect_ok "eval: data whose largest index is the model's dimension is scored" -- \
+    "$STRUX" eval --model "$WORK/small.h5" --data "$WORK/fits.svm"
+expect_ok "train: data.test's features unseen in training are dropped, with a warning" -- \
+    "$STRUX" train "$WORK/train.ini" --quiet --set data.test="$WORK/wide.svm"
 grep -q "2 feature entries have an index above the model's 7 features and were ignored" "$WORK/err"
 ok $? "the ignored features are counted in the log"
+# another data set without a header whose label ids fit the model's: scene (6 labels, 294
+# features) on a yeast model (14 labels, 103 features + the data.bias column 104)
+Y=$STRUX_DATA/yeast
+expect_ok "train yeast (1 epoch)" -- "$STRUX" train configs/yeast.ini --quiet \
+    --set solver.epochs=1 --set data.test= --set output.metrics= --set output.model="$WORK/yeast.h5"
+for np in 1 2; do
+    expect_fail 3 "scene_test.svm.gz:1: feature index 104 exceeds the dimension 103 of the model $WORK/yeast.h5" \
+        "eval of scene data on a yeast model is refused, np $np (was scored silently)" -- \
+        timeout 120 $MPIRUN -np $np "$STRUX" eval --model "$WORK/yeast.h5" \
+        --data "$STRUX_DATA/scene/scene_test.svm.gz"
+done
+expect_ok "eval of yeast's own test data on it still runs" -- \
+    "$STRUX" eval --model "$WORK/yeast.h5" --data "$Y/yeast_test.svm.gz"
 printf '0 1:1\n3 2:1\n' >"$WORK/badlab.svm"
 expect_fail 3 "badlab.svm:2: label 3 is out of range: the label count is 3" \
     "held-out label above the label count is an error" -- \

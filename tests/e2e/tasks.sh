@@ -60,7 +60,7 @@ m = json.load(open(sys.argv[1]))
 f = h5py.File(sys.argv[2], "r")
 K = int(sys.argv[3])
 assert f["extra"].shape == (K * K + 2 * K,), f["extra"].shape
-assert f["weights"].shape[0] == K and f.attrs["task"] == "chain"
+assert f["weights"].shape[0] == K and f.attrs["task"] == b"chain"
 assert m["n"] == 100 and m["chunk_f1"] > 0.5 and m["token_accuracy"] > 0.7, m
 PY
 ok ${PIPESTATUS[0]} "the model holds K rows and K^2 + 2K transitions; the subset learns (chunk F1 > 0.5)"
@@ -142,7 +142,7 @@ done
 $PY - "$WORK/p1.h5" "$WORK/p2.h5" <<'PY' 2>&1 | diag
 import sys, h5py, numpy as np
 a, b = (h5py.File(p, "r") for p in sys.argv[1:3])
-assert a["extra"].shape == (91,) and a.attrs["task"] == "pairwise"
+assert a["extra"].shape == (91,) and a.attrs["task"] == b"pairwise"
 for name in ("weights", "extra"):
     rel = np.abs(a[name][:] - b[name][:]).max() / np.abs(a[name][:]).max()
     assert rel <= 1e-9, (name, rel)

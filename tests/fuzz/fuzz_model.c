@@ -28,8 +28,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         strux_blob state;
         memset(&state, 0, sizeof state);
         strux_model *w = NULL;
-        if (strux_model_create(m->n_rows, m->dim, m->n_extra, &w) == STRUX_OK) {
-            fuzz_check_status(strux_io_checkpoint_read(path, 0, &ck, w, &state));
+        if (strux_model_create_like(m, &w) == STRUX_OK) {
+            strux_status cs = strux_io_checkpoint_read(path, &ck, w, &state);
+            fuzz_check_status(cs);
+            if (cs == STRUX_OK) fuzz_check_status(strux_io_checkpoint_read_block(path, 0, &state));
             strux_model_destroy(&w);
         }
         strux_blob_free(&state);

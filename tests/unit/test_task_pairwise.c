@@ -75,7 +75,7 @@ static void random_example(pw_case *c, int i, int attractive, int dyadic, strux_
     }
     if (attractive)
         for (int32_t j = L; j < n; j++) c->pot.s[j] = fabs(c->pot.s[j]);
-        c->pot.stamp++;
+    c->pot.stamp++;
 }
 
 static void test_exact_matches_enumeration(void **state)
