@@ -189,4 +189,16 @@ strux_status strux_alpha_maxmin_lp(const strux_hierarchy *h, double t_sum, strux
 strux_status strux_alpha_shared_frobenius(const strux_hierarchy *h, const double *N, double eps,
                                           double *work, double *alpha, double *value);
 
+/* ---- the hierarchy task's node weights (src/tasks/hierarchy.c), for the SSVM α update
+ * (src/solvers/alpha.c) and tests ---- */
+struct strux_task;
+/* Its hierarchy (stop leaves included) and node weights α (borrowed; after check).
+ * STRUX_ERR_INTERNAL for another task or before check. */
+strux_status strux_task_hierarchy_state(const struct strux_task *t, const strux_hierarchy **h,
+                                        const double **alpha);
+/* A new α (M finite values ≥ 0; while training the scores then use c_n = √α_n). */
+strux_status strux_task_hierarchy_set_alpha(struct strux_task *t, const double *alpha);
+/* 1 when t is the hierarchy task with task.model = ssvm (α learned, §4.2), else 0. */
+int strux_task_hierarchy_learns_alpha(const struct strux_task *t);
+
 #endif

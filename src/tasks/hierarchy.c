@@ -103,9 +103,6 @@ static strux_status read_hierarchy(hier_data *d)
                 "task.model = ssvm needs a tree (Algorithm 5, hierarchical.md §4.3), but node "
                 "%lld of %s has two or more parents",
                 (long long)strux_hierarchy_print_id(d->h, d->h->multi_parent), d->opt.hierarchy);
-    STRUX_CHECK(d->model != H_SSVM, STRUX_ERR_UNSUPPORTED,
-                "task.model = ssvm: the alpha update (hierarchical.md §4.2) is not built yet; "
-                "use flat, hsvm or nhsvm");
     if (!d->h->is_tree && d->model != H_FLAT && d->model != H_HSVM)
         STRUX_CHECK(d->opt.rho == 2, STRUX_ERR_CONFIG,
                     "task.rho = %g: on a DAG (%s) only rho = 2 is solved (hierarchical.md §3.3)",
@@ -863,7 +860,7 @@ strux_status strux_task_create_hierarchy(const strux_task_options *opt, strux_ta
 
 /* ---- white-box access for the SSVM α update and tests (task_impl.h) ---- */
 
-strux_status strux_task_hierarchy_state(const strux_task *t, const strux_hierarchy **h,
+strux_status strux_task_hierarchy_state(const struct strux_task *t, const strux_hierarchy **h,
                                         const double **alpha)
 {
     STRUX_CHECK(t->ops == &hierarchy_ops, STRUX_ERR_INTERNAL, "task '%s' is not 'hierarchy'",
@@ -873,6 +870,11 @@ strux_status strux_task_hierarchy_state(const strux_task *t, const strux_hierarc
     *h = d->h;
     if (alpha) *alpha = d->alpha;
     return STRUX_OK;
+}
+
+int strux_task_hierarchy_learns_alpha(const strux_task *t)
+{
+    return t->ops == &hierarchy_ops && ((const hier_data *)t->data)->model == H_SSVM;
 }
 
 strux_status strux_task_hierarchy_set_alpha(strux_task *t, const double *alpha)
