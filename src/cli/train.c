@@ -325,6 +325,10 @@ static strux_status save_model(train_run *r)
     strux_comm_set_phase(r->comm, "writing the model");
     strux_status st = strux_driver_export(r->driver, r->model);
     if (st == STRUX_OK) st = strux_task_export(r->task, r->model);
+    if (st == STRUX_OK) { /* hierarchy: the node order and the final α go into the file */
+        strux_hier_stored_free(&r->info.hier);
+        st = strux_task_hierarchy_stored(r->task, &r->info.hier);
+    }
     if (st == STRUX_OK && strux_comm_rank(r->comm) == 0) {
         strux_driver_stamp_info(r->driver);
         st = strux_io_model_save(r->opt.output.model, r->model, &r->info);
