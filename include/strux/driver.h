@@ -113,4 +113,23 @@ double strux_driver_train_seconds(const strux_driver *d);
 strux_status strux_evaluate(strux_comm *comm, strux_task *t, const strux_model *m,
                             const strux_dataset *ds, strux_scores *out, char **text, size_t *len);
 
+/* ---- the SSVM α update of the hierarchy task (src/solvers/alpha.c, hierarchical.md §4.2) ----
+ * A hook that learns the node weights α of task.model = ssvm jointly with the weights: after each
+ * converged solve (dual solvers with solver.tol > 0) or every task.alpha_every epochs (otherwise),
+ * rank 0 runs Algorithm 5 on N_n = α_n·‖V_n‖², broadcasts α′, and the task and the solver follow
+ * (strux_solver_rescale_rows); it stops the run when max |α′ − α| ≤ task.alpha_tol. Columns
+ * alpha_change and alpha_s; its state rides in checkpoints. */
+typedef struct strux_alpha_hook strux_alpha_hook;
+/* Attach to d (before strux_driver_start) when t learns α (*out = NULL otherwise): t, s and m
+ * (the solver's model) are borrowed and must outlive the hook; solver_tol is the driver's
+ * solver.tol. STRUX_ERR_CONFIG for a DAG or a solver that cannot follow the update. Collective. */
+strux_status strux_alpha_hook_attach(strux_driver *d, strux_comm *comm, strux_task *t,
+                                     strux_solver *s, strux_model *m,
+                                     const strux_task_options *opt, double solver_tol,
+                                     strux_alpha_hook **out);
+void strux_alpha_hook_destroy(strux_alpha_hook **a);
+/* The current α (M entries, node order; identical on every rank) and the updates so far. */
+const double *strux_alpha_hook_alpha(const strux_alpha_hook *a);
+int64_t strux_alpha_hook_updates(const strux_alpha_hook *a);
+
 #endif

@@ -189,4 +189,36 @@ strux_status strux_alpha_maxmin_lp(const strux_hierarchy *h, double t_sum, strux
 strux_status strux_alpha_shared_frobenius(const strux_hierarchy *h, const double *N, double eps,
                                           double *work, double *alpha, double *value);
 
+/* ---- the hierarchy task's node weights (src/tasks/hierarchy.c), for the SSVM α update
+ * (src/solvers/alpha.c) and tests ---- */
+struct strux_task;
+/* Its hierarchy (stop leaves included) and node weights α (borrowed; after check).
+ * STRUX_ERR_INTERNAL for another task or before check. */
+strux_status strux_task_hierarchy_state(const struct strux_task *t, const strux_hierarchy **h,
+                                        const double **alpha);
+/* A new α (M finite values ≥ 0; while training the scores then use c_n = √α_n). */
+strux_status strux_task_hierarchy_set_alpha(struct strux_task *t, const double *alpha);
+/* A trained hierarchy task as the model file keeps it (/hierarchy, docs/model-format.md): the
+ * node order, parents, α and the resolved model and label space, so predict and eval rebuild the
+ * task from the file alone (stop leaves included). n_nodes = 0: none. */
+typedef struct strux_hier_stored {
+    int32_t n_nodes;
+    int64_t *node_id;    /* [n_nodes] file ids in model order; virtual nodes negative */
+    int64_t *parent_ptr; /* [n_nodes + 1] */
+    int32_t *parent_idx; /* [parent_ptr[n_nodes]] */
+    double *alpha;       /* [n_nodes] */
+    char kind[8];        /* tree|dag */
+    char model[16];      /* flat|hsvm|nhsvm|ssvm */
+    char label_space[16]; /* single|multi */
+} strux_hier_stored;
+void strux_hier_stored_free(strux_hier_stored *s);
+/* The stored form of t after check (α as now); n_nodes = 0 for another task. out owned. */
+strux_status strux_task_hierarchy_stored(const struct strux_task *t, strux_hier_stored *out);
+/* Use s instead of reading task.hierarchy (before check; copied): check then rebuilds the node
+ * order from its edges and stop leaves (STRUX_ERR_INPUT when they do not give the stored order),
+ * takes its label space and α, and scores exported rows (c ≡ 1). */
+strux_status strux_task_hierarchy_use_stored(struct strux_task *t, const strux_hier_stored *s);
+/* 1 when t is the hierarchy task with task.model = ssvm (α learned, §4.2), else 0. */
+int strux_task_hierarchy_learns_alpha(const struct strux_task *t);
+
 #endif

@@ -10,6 +10,7 @@
 #define STRUX_IO_H
 
 #include "strux/data.h"
+#include "strux/hierarchy.h"
 #include "strux/model.h"
 
 /* ---- training curve: named columns, one row per epoch ---- */
@@ -48,6 +49,8 @@ typedef struct strux_model_info {
     strux_precision precision; /* type of /weights on disk (output.precision; read: as stored) */
     /* rta: the tree ensemble (/rta), owned; n_trees = 0 otherwise */
     strux_tree_set trees;
+    /* hierarchy: the hierarchy and α (/hierarchy), owned; n_nodes = 0 otherwise */
+    strux_hier_stored hier;
 } strux_model_info;
 
 void strux_model_info_free(strux_model_info *info);

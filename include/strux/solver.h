@@ -85,6 +85,17 @@ double strux_solver_lambda(const strux_solver *s);
  * and rescale the weights built from them, so the next epochs warm-start; SGD keeps its iterate
  * and step count. Every rank must pass the same λ. Not Collective. */
 strux_status strux_solver_set_lambda(strux_solver *s, double lambda);
+/* The task's features of weight row k are now g_k ≥ 0 times what they were (the SSVM α update
+ * of the hierarchy task, hierarchical.md §4.2: g_n = √(α′_n/α_n)); adapt the state between epochs
+ * so the next epochs warm-start. The primal solver (sgd) keeps the scores: its iterate's row k
+ * becomes row k / g_k (0 when g_k = 0), which keeps U_n = √α_n·W_n. The dual solvers keep their
+ * dual variables (the certificate stays a valid bound): every block coefficient of row k and the
+ * weights built from them become g_k times what they were. Every rank must pass the same g.
+ * STRUX_ERR_UNSUPPORTED for solvers whose state the change cannot follow (cutting_plane's working
+ * sets, rta's candidate lists). Not Collective. */
+strux_status strux_solver_rescale_rows(strux_solver *s, const double *g);
+/* Does the solver support strux_solver_rescale_rows? */
+int strux_solver_can_rescale_rows(const strux_solver *s);
 /* Epochs completed. */
 int64_t strux_solver_epochs_done(const strux_solver *s);
 /* The solver's state beyond the model, as bytes, for checkpoints, in two parts: the global part,

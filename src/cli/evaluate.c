@@ -93,6 +93,8 @@ static strux_status load(strux_comm *comm, const char *model_path, const char *d
             st = strux_error_set(st, __FILE__, __LINE__, __func__, "%s: /rta: %s", model_path, why);
         }
     }
+    if (st == STRUX_OK && lm->info.hier.n_nodes > 0) /* hierarchy: the file's, not task.hierarchy */
+        st = strux_task_hierarchy_use_stored(lm->task, &lm->info.hier);
     STRUX_TRY(strux_comm_agree(comm, st));
     strux_read_options ro =
         strux_cli_heldout_read_options(comm, &lm->opt, lm->model, lm->info.n_labels);

@@ -30,6 +30,19 @@ static void print_model(const char *path, const strux_model *m, const strux_mode
                "edges",
                ts->n_trees, ts->sampler, (long long)ts->tree_seed, (long long)ts->kbest,
                ts->n_edges);
+    const strux_hier_stored *hs = &in->hier;
+    if (hs->n_nodes > 0) {
+        int32_t n_virtual = 0;
+        for (int32_t k = 0; k < hs->n_nodes; k++)
+            n_virtual += hs->node_id[k] < 0;
+        printf("\nhierarchy    %s, %d nodes (%d virtual), %lld edges; model %s, %s-label",
+               hs->kind, hs->n_nodes, n_virtual, (long long)hs->parent_ptr[hs->n_nodes], hs->model,
+               hs->label_space);
+        printf("\nalpha       ");
+        for (int32_t k = 0; k < hs->n_nodes && k < 12; k++)
+            printf(" %lld:%.4g", (long long)hs->node_id[k], hs->alpha[k]);
+        if (hs->n_nodes > 12) printf(" ... (%d more)", hs->n_nodes - 12);
+    }
     printf("\ntrained      %s with strux %s (commit %s) on %d rank(s), seed %lld, %.2fs\n",
            in->created, in->version, in->git_commit, in->n_ranks, (long long)in->seed,
            in->wall_time_s);

@@ -26,6 +26,7 @@ typedef struct train_run {
     strux_search *search;
     strux_solver *solver;
     strux_driver *driver;
+    strux_alpha_hook *alpha;  /* the SSVM α update (task.model = ssvm), or NULL */
     strux_metrics *metrics; /* rank 0's JSON-lines log, or NULL */
     strux_model_info info;
     double *col_scale;                   /* data.scale factors per feature column, or NULL */
@@ -290,6 +291,9 @@ static strux_status set_up(train_run *r)
                                 .col_scale = r->col_scale,
                                 .info = &r->info};
     STRUX_TRY(strux_comm_agree(r->comm, strux_driver_create(&dopt, &parts, &r->driver)));
+    STRUX_TRY(strux_comm_agree(r->comm,
+                               strux_alpha_hook_attach(r->driver, r->comm, r->task, r->solver,
+                                                       r->model, &r->opt.task, so->tol, &r->alpha)));
     STRUX_TRY(strux_comm_agree(r->comm, strux_progress_create(r->comm, &r->opt, &r->progress)));
     strux_driver_set_progress(r->driver, strux_progress_step, r->progress);
     strux_driver_set_record_fn(r->driver, log_record, r);
@@ -336,6 +340,10 @@ static strux_status save_model(train_run *r)
     strux_comm_set_phase(r->comm, "writing the model");
     strux_status st = strux_driver_export(r->driver, r->model);
     if (st == STRUX_OK) st = strux_task_export(r->task, r->model);
+    if (st == STRUX_OK) { /* hierarchy: the node order and the final α go into the file */
+        strux_hier_stored_free(&r->info.hier);
+        st = strux_task_hierarchy_stored(r->task, &r->info.hier);
+    }
     if (st == STRUX_OK && strux_comm_rank(r->comm) == 0) {
         strux_driver_stamp_info(r->driver);
         st = strux_io_model_save(r->opt.output.model, r->model, &r->info);
@@ -369,6 +377,7 @@ int strux_cmd_train(strux_comm *comm, int argc, char **argv)
     int rc = st == STRUX_OK ? 0 : strux_cli_fail(comm, st);
     catch_stop_signals(0);
     strux_driver_destroy(&r.driver);
+    strux_alpha_hook_destroy(&r.alpha);
     strux_progress_destroy(&r.progress);
     strux_metrics_close(&r.metrics);
     strux_model_info_free(&r.info);

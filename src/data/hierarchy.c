@@ -769,3 +769,12 @@ done:
     strux_free(&line);
     return st;
 }
+
+void strux_hier_stored_free(strux_hier_stored *s)
+{
+    strux_free(&s->node_id);
+    strux_free(&s->parent_ptr);
+    strux_free(&s->parent_idx);
+    strux_free(&s->alpha);
+    s->n_nodes = 0;
+}

@@ -31,6 +31,11 @@ strux_status h5_model_write(hid_t f, const char *path, const strux_model *m,
  * read into ts (n_trees = 0 when the file has none), with its shapes checked. */
 strux_status h5_trees_write(hid_t f, const char *path, const strux_tree_set *ts);
 strux_status h5_trees_read(hid_t f, const char *path, strux_tree_set *ts);
+/* The /hierarchy group and the root attributes hierarchy, hierarchy_model, label_space
+ * (docs/model-format.md; model_hier.c): written when hs->n_nodes > 0, read (n_nodes = 0 when the
+ * file has none) with shapes and index ranges checked. */
+strux_status h5_hier_write(hid_t f, const char *path, const strux_hier_stored *hs);
+strux_status h5_hier_read(hid_t f, const char *path, strux_hier_stored *hs);
 strux_status h5_attr_str(hid_t loc, const char *name, const char *value, const char *file);
 strux_status h5_attr_i64(hid_t loc, const char *name, int64_t value, const char *file);
 strux_status h5_attr_f64(hid_t loc, const char *name, double value, const char *file);

@@ -279,7 +279,31 @@ static void dual_set_lambda(strux_solver *s, double lambda)
     if (d->w != s->model) strux_model_scale(s->model, r);
 }
 
+/* Features of row k times g_k: the corners c = −a/(λn) of every example scale so by row, so the
+ * dual variables stay and every block coefficient of row k (s·K + k), and every weight row k built
+ * from them, is multiplied by g_k; the loss shares b stay. Between rounds (wl = w, acc = 0). */
+static strux_status dual_rescale_rows(strux_solver *s, const double *g)
+{
+    dual_data *d = s->data;
+    strux_dual_problem_changed(s);
+    for (int64_t i = 0; i < s->ds->n_local; i++) {
+        strux_block_shape b = strux_task_block_shape(s->task, s->ds, i);
+        double *c = d->c + d->off[i];
+        for (int32_t r = 0; r < b.S; r++)
+            for (int32_t k = 0; k < b.K; k++)
+                c[(int64_t)r * b.K + k] *= g[k];
+    }
+    for (int32_t k = 0; k < strux_model_n_rows(d->w); k++) {
+        strux_model_scale_row(d->w, k, g[k]);
+        if (d->wl != d->w) strux_model_scale_row(d->wl, k, g[k]);
+        if (d->acc) strux_model_scale_row(d->acc, k, g[k]);
+        if (d->w != s->model) strux_model_scale_row(s->model, k, g[k]);
+    }
+    return STRUX_OK;
+}
+
 const struct strux_solver_ops strux_dual_ops = {
+    .rescale_rows = dual_rescale_rows,
     .set_lambda = dual_set_lambda,
     .setup = dual_setup,
     .epoch = dual_epoch,

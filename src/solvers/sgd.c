@@ -119,7 +119,21 @@ static strux_status sgd_load(strux_solver *s, strux_blob *b)
     return strux_model_get_blob(d->w, b, "sgd iterate");
 }
 
+/* Features of row k times g_k: the scores stay when row k of the iterate (and of the exported
+ * model, the average) is divided by g_k; a dead row (g_k = 0) becomes 0. The step count runs on. */
+static strux_status sgd_rescale_rows(strux_solver *s, const double *g)
+{
+    sgd_data *d = s->data;
+    for (int32_t k = 0; k < strux_model_n_rows(d->w); k++) {
+        double f = g[k] > 0 ? 1 / g[k] : 0.0;
+        strux_model_scale_row(d->w, k, f);
+        strux_model_scale_row(s->model, k, f);
+    }
+    return STRUX_OK;
+}
+
 static const struct strux_solver_ops sgd_ops = {
+    .rescale_rows = sgd_rescale_rows,
     .setup = sgd_setup,
     .epoch = sgd_epoch,
     .save = sgd_save,

@@ -302,6 +302,20 @@ strux_status strux_solver_set_lambda(strux_solver *s, double lambda)
     return STRUX_OK;
 }
 
+int strux_solver_can_rescale_rows(const strux_solver *s)
+{
+    return s->ops->rescale_rows != NULL && !(s->caps & STRUX_CAP_KEEPS_SLACK);
+}
+
+strux_status strux_solver_rescale_rows(strux_solver *s, const double *g)
+{
+    STRUX_CHECK(strux_solver_can_rescale_rows(s), STRUX_ERR_UNSUPPORTED,
+                "solver.type = %s cannot follow a change of the task's features (its working "
+                "state is not kept per weight row); use sgd, sdca or bcfw",
+                s->type_name);
+    return s->ops->rescale_rows(s, g);
+}
+
 int64_t strux_solver_epochs_done(const strux_solver *s)
 {
     return s->epoch;

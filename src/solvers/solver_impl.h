@@ -22,6 +22,9 @@ struct strux_solver_ops {
      * (Collective; NaN where nothing is to report) */
     const char *const *columns;
     strux_status (*metrics)(strux_solver *s, double *values);
+    /* optional: follow a change of the task's features (strux_solver_rescale_rows); g has one
+     * factor per weight row, g_k = 0 meaning the row is dead */
+    strux_status (*rescale_rows)(strux_solver *s, const double *g);
 };
 
 struct strux_solver {

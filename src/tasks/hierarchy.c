@@ -44,6 +44,7 @@ typedef struct hier_data {
     double *alpha;              /* [M] node weights α */
     double *mult;               /* [M] c_n: √α_n while training, 1 once exported */
     int exported;
+    strux_hier_stored stored;   /* from a model file (n_nodes = 0: read task.hierarchy) */
     /* facts of this rank's training shard (strux_task_sync_*) */
     int have_facts;
     int local_multi;
@@ -81,6 +82,7 @@ static void hier_destroy(strux_task *t)
     hier_data *d = t->data;
     if (!d) return;
     free_built(d);
+    strux_hier_stored_free(&d->stored);
     strux_free(&d->ends);
     strux_free(&d->ids);
     strux_free(&t->data);
@@ -103,9 +105,6 @@ static strux_status read_hierarchy(hier_data *d)
                 "task.model = ssvm needs a tree (Algorithm 5, hierarchical.md §4.3), but node "
                 "%lld of %s has two or more parents",
                 (long long)strux_hierarchy_print_id(d->h, d->h->multi_parent), d->opt.hierarchy);
-    STRUX_CHECK(d->model != H_SSVM, STRUX_ERR_UNSUPPORTED,
-                "task.model = ssvm: the alpha update (hierarchical.md §4.2) is not built yet; "
-                "use flat, hsvm or nhsvm");
     if (!d->h->is_tree && d->model != H_FLAT && d->model != H_HSVM)
         STRUX_CHECK(d->opt.rho == 2, STRUX_ERR_CONFIG,
                     "task.rho = %g: on a DAG (%s) only rho = 2 is solved (hierarchical.md §3.3)",
@@ -278,12 +277,97 @@ static strux_status scan(hier_data *d, const strux_dataset *ds, int training)
     return STRUX_OK;
 }
 
+static strux_status strux_task_hierarchy_set_alpha_raw(hier_data *d, const double *alpha)
+{
+    for (int32_t n = 0; n < d->M; n++) {
+        d->alpha[n] = alpha[n];
+        d->mult[n] = d->exported ? 1.0 : sqrt(alpha[n]);
+    }
+    return STRUX_OK;
+}
+
+/* The hierarchy of a model file: rebuilt from its file-id edges (the same constructor, so the
+ * same node order) and its stop leaves, then compared with the stored order; its label space,
+ * model and α; the rows are exported ones (c ≡ 1). */
+static strux_status build_stored(hier_data *d)
+{
+    const strux_hier_stored *hs = &d->stored;
+    const char *where = "the model's /hierarchy";
+    int64_t n_e = 0, *par, *chi;
+    STRUX_TRY(strux_alloc_array(&par, (size_t)hs->parent_ptr[hs->n_nodes] + 1, sizeof *par));
+    strux_status st = strux_alloc_array(&chi, (size_t)hs->parent_ptr[hs->n_nodes] + 1, sizeof *chi);
+    int32_t n_stop = 0;
+    for (int32_t k = 0; st == STRUX_OK && k < hs->n_nodes; k++) {
+        if (hs->node_id[k] < -1) n_stop++;
+        if (hs->node_id[k] < 0) continue;
+        for (int64_t q = hs->parent_ptr[k]; q < hs->parent_ptr[k + 1]; q++) {
+            int64_t p = hs->node_id[hs->parent_idx[q]];
+            if (p < 0) continue; /* the virtual root's edges come back by themselves */
+            par[n_e] = p;
+            chi[n_e++] = hs->node_id[k];
+        }
+    }
+    if (st == STRUX_OK && n_e == 0)
+        st = strux_error_set(STRUX_ERR_INPUT, __FILE__, __LINE__, __func__,
+                             "%s has no edge between file nodes", where);
+    if (st == STRUX_OK) st = strux_hierarchy_from_edges(where, n_e, par, chi, NULL, NULL, &d->h);
+    strux_free(&par);
+    strux_free(&chi);
+    STRUX_TRY(st);
+    d->m_file = d->h->n_nodes;
+    if (n_stop > 0) {
+        int32_t *under;
+        STRUX_TRY(strux_alloc_array(&under, (size_t)n_stop, sizeof *under));
+        int32_t j = 0;
+        for (int32_t k = 0; k < hs->n_nodes; k++)
+            if (hs->node_id[k] < -1) under[j++] = strux_hierarchy_find(d->h, -2 - hs->node_id[k]);
+        int ok = 1;
+        for (int32_t q = 0; q < n_stop; q++)
+            ok = ok && under[q] >= 0;
+        st = ok ? strux_hierarchy_add_stop_leaves(d->h, n_stop, under)
+                : strux_error_set(STRUX_ERR_INPUT, __FILE__, __LINE__, __func__,
+                                  "%s has a stop leaf under a node that is not in it", where);
+        strux_free(&under);
+        STRUX_TRY(st);
+    }
+    const strux_hierarchy *h = d->h;
+    int same = h->n_nodes == hs->n_nodes;
+    for (int32_t k = 0; same && k < h->n_nodes; k++) {
+        same = h->node_id[k] == hs->node_id[k] &&
+               h->parent_ptr[k + 1] - h->parent_ptr[k] == hs->parent_ptr[k + 1] - hs->parent_ptr[k];
+        for (int64_t q = 0; same && q < h->parent_ptr[k + 1] - h->parent_ptr[k]; q++)
+            same = h->parent_idx[h->parent_ptr[k] + q] == hs->parent_idx[hs->parent_ptr[k] + q];
+    }
+    STRUX_CHECK(same, STRUX_ERR_INPUT,
+                "%s: its edges do not rebuild its node order (%d stored nodes, %d rebuilt): the "
+                "file is damaged or from another version",
+                where, hs->n_nodes, h->n_nodes);
+    return STRUX_OK;
+}
+
+static strux_status check_stored(hier_data *d)
+{
+    STRUX_TRY(build_stored(d));
+    int32_t M = d->h->n_nodes;
+    STRUX_TRY(strux_alloc_array(&d->ends, (size_t)M, 1));
+    STRUX_TRY(strux_alloc_array(&d->mark, (size_t)M, 1));
+    STRUX_TRY(strux_alloc_array(&d->set, (size_t)M, sizeof *d->set));
+    STRUX_TRY(strux_alloc_array(&d->set2, (size_t)M, sizeof *d->set2));
+    d->stop = 0; /* the stop leaves are in already */
+    d->exported = 1;
+    STRUX_TRY(finalise(d, strcmp(d->stored.label_space, "multi") == 0, d->ends));
+    return strux_task_hierarchy_set_alpha_raw(d, d->stored.alpha);
+}
+
 static strux_status hier_check(strux_task *t, const strux_dataset *ds)
 {
     hier_data *d = t->data;
     STRUX_CHECK(ds->ex_ptr == NULL, STRUX_ERR_INPUT,
                 "%s: holds sequences; the hierarchy task needs one row per example", ds->path);
-    if (!d->h) {
+    if (!d->h && d->stored.n_nodes > 0) {
+        STRUX_TRY(check_stored(d));
+        STRUX_TRY(scan(d, ds, 0));
+    } else if (!d->h) {
         STRUX_TRY(read_hierarchy(d));
         int32_t M = d->h->n_nodes;
         STRUX_TRY(strux_alloc_array(&d->ends, (size_t)M, 1));
@@ -863,7 +947,7 @@ strux_status strux_task_create_hierarchy(const strux_task_options *opt, strux_ta
 
 /* ---- white-box access for the SSVM α update and tests (task_impl.h) ---- */
 
-strux_status strux_task_hierarchy_state(const strux_task *t, const strux_hierarchy **h,
+strux_status strux_task_hierarchy_state(const struct strux_task *t, const strux_hierarchy **h,
                                         const double **alpha)
 {
     STRUX_CHECK(t->ops == &hierarchy_ops, STRUX_ERR_INTERNAL, "task '%s' is not 'hierarchy'",
@@ -873,6 +957,11 @@ strux_status strux_task_hierarchy_state(const strux_task *t, const strux_hierarc
     *h = d->h;
     if (alpha) *alpha = d->alpha;
     return STRUX_OK;
+}
+
+int strux_task_hierarchy_learns_alpha(const strux_task *t)
+{
+    return t->ops == &hierarchy_ops && ((const hier_data *)t->data)->model == H_SSVM;
 }
 
 strux_status strux_task_hierarchy_set_alpha(strux_task *t, const double *alpha)
@@ -886,5 +975,66 @@ strux_status strux_task_hierarchy_set_alpha(strux_task *t, const double *alpha)
         d->alpha[n] = alpha[n];
         d->mult[n] = d->exported ? 1.0 : sqrt(alpha[n]);
     }
+    return STRUX_OK;
+}
+
+strux_status strux_task_hierarchy_stored(const struct strux_task *t, strux_hier_stored *out)
+{
+    *out = (strux_hier_stored){0};
+    if (t->ops != &hierarchy_ops) return STRUX_OK;
+    const hier_data *d = t->data;
+    STRUX_CHECK(d->h, STRUX_ERR_INTERNAL, "task 'hierarchy' stored before check()");
+    const strux_hierarchy *h = d->h;
+    int32_t M = h->n_nodes;
+    int64_t E = h->parent_ptr[M];
+    strux_status st = strux_alloc_array(&out->node_id, (size_t)M, sizeof *out->node_id);
+    if (st == STRUX_OK)
+        st = strux_alloc_array(&out->parent_ptr, (size_t)M + 1, sizeof *out->parent_ptr);
+    if (st == STRUX_OK)
+        st = strux_alloc_array(&out->parent_idx, (size_t)E + 1, sizeof *out->parent_idx);
+    if (st == STRUX_OK) st = strux_alloc_array(&out->alpha, (size_t)M, sizeof *out->alpha);
+    if (st != STRUX_OK) {
+        strux_hier_stored_free(out);
+        return st;
+    }
+    out->n_nodes = M;
+    memcpy(out->node_id, h->node_id, (size_t)M * sizeof *out->node_id);
+    memcpy(out->parent_ptr, h->parent_ptr, (size_t)(M + 1) * sizeof *out->parent_ptr);
+    memcpy(out->parent_idx, h->parent_idx, (size_t)E * sizeof *out->parent_idx);
+    memcpy(out->alpha, d->alpha, (size_t)M * sizeof *out->alpha);
+    snprintf(out->kind, sizeof out->kind, "%s", h->is_tree ? "tree" : "dag");
+    snprintf(out->model, sizeof out->model, "%s", model_name(d->model));
+    snprintf(out->label_space, sizeof out->label_space, "%s", d->multi ? "multi" : "single");
+    return STRUX_OK;
+}
+
+strux_status strux_task_hierarchy_use_stored(struct strux_task *t, const strux_hier_stored *s)
+{
+    STRUX_CHECK(t->ops == &hierarchy_ops, STRUX_ERR_INPUT,
+                "the model holds a label hierarchy (/hierarchy) but its task is '%s'",
+                t->type_name);
+    hier_data *d = t->data;
+    STRUX_CHECK(!d->h, STRUX_ERR_INTERNAL, "task 'hierarchy': the stored hierarchy after check()");
+    strux_hier_stored *c = &d->stored;
+    strux_hier_stored_free(c);
+    *c = *s;
+    c->node_id = NULL, c->parent_ptr = NULL, c->parent_idx = NULL, c->alpha = NULL;
+    c->n_nodes = 0;
+    int32_t M = s->n_nodes;
+    int64_t E = s->parent_ptr[M];
+    STRUX_TRY(strux_alloc_array(&c->node_id, (size_t)M, sizeof *c->node_id));
+    STRUX_TRY(strux_alloc_array(&c->parent_ptr, (size_t)M + 1, sizeof *c->parent_ptr));
+    STRUX_TRY(strux_alloc_array(&c->parent_idx, (size_t)E + 1, sizeof *c->parent_idx));
+    STRUX_TRY(strux_alloc_array(&c->alpha, (size_t)M, sizeof *c->alpha));
+    memcpy(c->node_id, s->node_id, (size_t)M * sizeof *c->node_id);
+    memcpy(c->parent_ptr, s->parent_ptr, (size_t)(M + 1) * sizeof *c->parent_ptr);
+    memcpy(c->parent_idx, s->parent_idx, (size_t)E * sizeof *c->parent_idx);
+    memcpy(c->alpha, s->alpha, (size_t)M * sizeof *c->alpha);
+    c->n_nodes = M;
+    snprintf(d->opt.labels, sizeof d->opt.labels, "%s", s->label_space);
+    d->model = strcmp(s->model, "flat") == 0   ? H_FLAT
+               : strcmp(s->model, "hsvm") == 0 ? H_HSVM
+               : strcmp(s->model, "ssvm") == 0 ? H_SSVM
+                                               : H_NHSVM;
     return STRUX_OK;
 }

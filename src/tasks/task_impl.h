@@ -114,13 +114,8 @@ strux_status strux_task_create_chain(const strux_task_options *opt, strux_task *
 strux_status strux_task_create_pairwise(const strux_task_options *opt, strux_task *t);
 strux_status strux_task_create_rta(const strux_task_options *opt, strux_task *t);
 strux_status strux_task_create_hierarchy(const strux_task_options *opt, strux_task *t);
-/* hierarchy: its hierarchy (stop leaves included) and node weights α (borrowed; after check), and
- * a new α (M finite values ≥ 0; the scores then use c_n = √α_n) for the SSVM update and tests. */
-struct strux_hierarchy;
-strux_status strux_task_hierarchy_state(const strux_task *t, const struct strux_hierarchy **h,
-                                        const double **alpha);
-strux_status strux_task_hierarchy_set_alpha(strux_task *t, const double *alpha);
 strux_status strux_task_create_binary(const strux_task_options *opt, strux_task *t);
+/* hierarchy: the SSVM α state is public (strux/hierarchy.h, strux_task_hierarchy_*). */
 /* rta: ensemble argmax answers certified exact, and argmax calls (oracle and predict) since
  * creation (rta.c). */
 void strux_task_rta_certified(const strux_task *t, int64_t *certified, int64_t *calls);

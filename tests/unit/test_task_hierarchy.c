@@ -8,7 +8,8 @@
  *     when its answer is integral;
  *   - predict maximises the score over every label, max_loss equals the largest loss;
  *   - the reductions: nhsvm with the flat α and 0/1 loss is flat, hsvm is nhsvm with α ≡ 1 and
- *     node Hamming (same node scores, oracle answers and features to 1e-12);
+ *     node Hamming, ssvm with a frozen (random) α is nhsvm with that α and ssvm's loss (same node
+ *     scores, oracle answers and features to 1e-12);
  *   - the export: rows √α_n·W_n scored with c ≡ 1 give the same node scores;
  *   - metrics on a hand-made tree; bad input (no hierarchy, label not a node, ssvm on a DAG). */
 #include "test_common.h"
@@ -258,6 +259,26 @@ static void test_reductions(void **state)
         expect_same_task(&a, &b, ds, &r);
         hcase_close(&b);
         hcase_close(&a);
+        /* ssvm with α frozen (a random α set on both) = nhsvm with that α and ssvm's loss:
+         * 0/1 single-label, leaf Hamming multi-label (trees only: ssvm refuses DAGs) */
+        for (int multi = 0; !dag && multi < 2; multi++) {
+            const char *lab = multi ? "multi" : "single", *loss = multi ? "auto" : "zero_one";
+            strux_task_options os = hopt(path, "ssvm", lab, "auto", 1);
+            on = hopt(path, "nhsvm", lab, loss, 1);
+            hcase_open(&a, &os, ds, 4);
+            hcase_open(&b, &on, ds, 4);
+            assert_strux_ok(strux_task_hierarchy_state(a.t, &h, NULL));
+            assert_true(strux_task_hierarchy_learns_alpha(a.t));
+            assert_false(strux_task_hierarchy_learns_alpha(b.t));
+            double frozen[2 * MAXM + 2];
+            for (int32_t k = 0; k < h->n_nodes; k++)
+                frozen[k] = strux_rng_uniform(&r);
+            assert_strux_ok(strux_task_hierarchy_set_alpha(a.t, frozen));
+            assert_strux_ok(strux_task_hierarchy_set_alpha(b.t, frozen));
+            expect_same_task(&a, &b, ds, &r);
+            hcase_close(&b);
+            hcase_close(&a);
+        }
         strux_dataset_destroy(&ds);
     }
 }
