@@ -79,6 +79,10 @@ class Model:
                 if "label_names" in f else None
             self.curve = {k: f["training"][k][:] for k in f["training"]} \
                 if "training" in f else {}
+            # task rta: the stored spanning-tree ensemble (never drawn again)
+            self.rta = {"trees": f["rta/trees"][:], "edges": f["rta/edges"][:],
+                        "multiplicity": f["rta/multiplicity"][:],
+                        "kbest": int(f["rta"].attrs["kbest"])} if "rta" in f else None
         self.config = configparser.ConfigParser(delimiters=("=",), interpolation=None)
         self.config.read_string(self.config_text, source=f"{path}:/config")
         self.bias = float(self.config.get("data", "bias", fallback="0"))
@@ -131,8 +135,111 @@ def predict_multilabel(model, data):
     return [",".join(str(k) for k in np.flatnonzero(row > 0)) for row in s]
 
 
+RTA_CERT_TOL = 1e-8  # src/tasks/rta_impl.h STRUX_RTA_CERT_TOL
+
+
+def _rta_top(vals, keys, k):
+    """The first k of each row in the K-best list order: score descending, then the labelling
+    ascending as a binary number (rta_kbest.c); vals, keys are (N, m)."""
+    idx = np.lexsort((keys, -vals), axis=-1)[:, :k]
+    return np.take_along_axis(vals, idx, -1), np.take_along_axis(keys, idx, -1)
+
+
+def _rta_kbest(S, K, L, order, parent, up, children):
+    """One tree's K-best lists for every example at once (src/tasks/rta_kbest.c: the same sums in
+    the same order, and the same list order, so the same lists). S: (N, 4|E_u|) edge scores."""
+    N = S.shape[0]
+    B = {}
+    for v in reversed(order):  # children before parents
+        for s in (0, 1):
+            cv = np.zeros((N, 1))
+            ck = np.zeros((N, 1), dtype=np.uint64)
+            for c in children[v]:
+                e = up[c]
+                th = [S[:, 4 * e + (2 * s + sc if v < c else 2 * sc + s)] for sc in (0, 1)]
+                mv = np.concatenate([B[c, 0][0] + th[0][:, None], B[c, 1][0] + th[1][:, None]], 1)
+                mk = np.concatenate([B[c, 0][1], B[c, 1][1]], 1)
+                mv, mk = _rta_top(mv, mk, K)
+                sv = (cv[:, :, None] + mv[:, None, :]).reshape(N, -1)
+                sk = (ck[:, :, None] | mk[:, None, :]).reshape(N, -1)
+                cv, ck = _rta_top(sv, sk, K)
+            B[v, s] = (cv + 0.0, ck | np.uint64(s << v))
+    root = order[0]
+    return _rta_top(np.concatenate([B[root, 0][0] + 0.0, B[root, 1][0] + 0.0], 1),
+                    np.concatenate([B[root, 0][1], B[root, 1][1]], 1), K)
+
+
+def _rta_score(S, ends, mult, keys):
+    """F(y) = sum over union edges in order of c_e * s_e(y_e), summed as strux_rta_score;
+    keys (N, ...) labellings of example n in row n."""
+    F = np.zeros(keys.shape)
+    rows = np.arange(S.shape[0]).reshape((-1,) + (1,) * (keys.ndim - 1))
+    one = np.uint64(1)
+    for e, (i, j) in enumerate(ends):
+        u = 2 * ((keys >> np.uint64(i)) & one) + ((keys >> np.uint64(j)) & one)
+        F += float(mult[e]) * S[rows, 4 * e + u.astype(np.int64)]
+    return F
+
+
+def predict_rta(model, data):
+    """rta (docs/model-format.md "rta"): the ensemble argmax of src/tasks/rta.c over the union of
+    the stored trees' K-best lists, with the same early stop and certificate, and the same exact
+    enumeration when uncertified and 2^L <= n*K. Labellings are held in one uint64: L <= 64."""
+    t = model.rta
+    L, n, K = model.n_labels, t["trees"].shape[0], t["kbest"]
+    if L > 64:
+        raise StruxModelError(f"{model.path}: rta with {L} labels: this reader handles at most 64")
+    Kc = K if (L >= 30 or K <= (1 << L)) else (1 << L)
+    ends = [tuple(int(a) for a in e) for e in t["edges"]]
+    index = {e: k for k, e in enumerate(ends)}
+    S = model.scores(data)
+    N = S.shape[0]
+    vals, keys = [], []
+    for tree in t["trees"]:
+        order = [int(tree[0][0])] + [int(c) for _, c in tree]
+        parent = {int(c): int(p) for p, c in tree}
+        up = {c: index[(min(p, c), max(p, c))] for c, p in parent.items()}
+        children = {v: [] for v in order}
+        for c in order[1:]:
+            children[parent[c]].append(c)
+        v, k = _rta_kbest(S, Kc, L, order, parent, up, children)
+        vals.append(v)
+        keys.append(k)
+    vals, keys = np.stack(vals), np.stack(keys)  # (n, N, depth)
+    F = _rta_score(S, ends, t["multiplicity"], keys.transpose(1, 0, 2))  # (N, n, depth)
+    depth = vals.shape[2]
+    enumerate_ok = L < 31 and (1 << L) <= n * K
+    all_codes = np.arange(1 << L, dtype=np.uint64) if enumerate_ok else None
+    out = []
+    for x in range(N):
+        best_F, best_y, certified = -np.inf, None, False
+        for h in range(depth):
+            if best_y is not None:
+                theta = 0.0
+                for tt in range(n):
+                    theta += vals[tt, x, h]
+                if best_F >= theta - RTA_CERT_TOL * max(1.0, abs(theta)):
+                    certified = True
+                    break
+            for tt in range(n):
+                if F[x, tt, h] > best_F:
+                    best_F, best_y = F[x, tt, h], int(keys[tt, x, h])
+        if not certified:
+            theta = 0.0
+            for tt in range(n):
+                theta += vals[tt, x, depth - 1]
+            complete = L < 31 and depth == (1 << L)
+            certified = complete or best_F >= theta - RTA_CERT_TOL * max(1.0, abs(theta))
+        if not certified and enumerate_ok:
+            Fa = _rta_score(S[x:x + 1], ends, t["multiplicity"], all_codes[None, :])[0]
+            best_y = int(np.argmax(Fa))  # the first maximum: the smallest code, as strict >
+        out.append(",".join(str(k) for k in range(L) if (best_y >> k) & 1))
+    return out
+
+
 PREDICTORS = {
     "multilabel": predict_multilabel,
+    "rta": predict_rta,
 }
 
 

@@ -57,6 +57,8 @@ void strux_solver_destroy(strux_solver **s);
 void strux_solver_release(strux_solver *s);
 const char *strux_solver_name(const strux_solver *s);
 unsigned strux_solver_caps(const strux_solver *s); /* STRUX_CAP_* */
+/* The flags of solver.type = type; STRUX_ERR_CONFIG when unknown. Not Collective. */
+strux_status strux_solver_type_caps(const char *type, unsigned *caps);
 /* Can these options run together? Asks the registries' capability flags only, so it runs before
  * any data is read; STRUX_ERR_CONFIG names the missing flag and the entries that have it. */
 strux_status strux_solver_check_options(const strux_solver_options *opt,

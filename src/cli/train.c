@@ -14,7 +14,9 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
+#include <unistd.h>
 
 typedef struct train_run {
     strux_comm *comm;
@@ -247,6 +249,70 @@ static strux_status task_sync(train_run *r)
     return st;
 }
 
+/* Bytes this process may still use: the smaller of /proc/meminfo's MemAvailable (else the
+ * physical memory) and the address-space and data-segment limits; what bound it into why. */
+static double memory_available(const char **why)
+{
+    double avail = (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
+    *why = "physical memory";
+    FILE *f = fopen("/proc/meminfo", "r");
+    if (f) {
+        char line[256];
+        long long kb;
+        while (fgets(line, sizeof line, f))
+            if (sscanf(line, "MemAvailable: %lld kB", &kb) == 1) {
+                avail = (double)kb * 1024;
+                *why = "MemAvailable in /proc/meminfo";
+                break;
+            }
+        fclose(f);
+    }
+    static const struct {
+        int resource;
+        const char *name;
+    } limits[] = {{RLIMIT_AS, "the address-space limit (ulimit -v)"},
+                  {RLIMIT_DATA, "the data-segment limit (ulimit -d)"}};
+    for (size_t k = 0; k < sizeof limits / sizeof *limits; k++) {
+        struct rlimit rl;
+        if (getrlimit(limits[k].resource, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+            (double)rl.rlim_cur < avail) {
+            avail = (double)rl.rlim_cur;
+            *why = limits[k].name;
+        }
+    }
+    return avail;
+}
+
+/* A model that cannot fit is refused before anything is sized by it (exit 5, naming the bytes):
+ * the weights (n_rows × dim, one copy per rank) plus, for the dual solvers, this rank's blocks
+ * (p_max doubles per local example). A lower bound: the solvers' own copies come on top. */
+static strux_status check_model_fits(train_run *r, int32_t n_rows, int64_t n_extra,
+                                     strux_model_kind kind)
+{
+    double w_bytes = (double)n_rows * (double)r->train->dim *
+                         (kind.precision == STRUX_PRECISION_FLOAT ? 4.0 : 8.0) +
+                     8.0 * (double)n_extra;
+    double b_bytes = 0;
+    unsigned caps = 0;
+    STRUX_TRY(strux_solver_type_caps(r->opt.solver.type, &caps));
+    if (caps & STRUX_CAP_DUAL) {
+        int64_t p_max;
+        int32_t S_max;
+        strux_task_block_max(r->task, r->train, &p_max, &S_max);
+        b_bytes = 8.0 * (double)p_max * (double)r->train->n_local;
+    }
+    const char *why;
+    double avail = memory_available(&why);
+    STRUX_CHECK(w_bytes + b_bytes <= avail, STRUX_ERR_NOMEM,
+                "the model will not fit: it needs at least %.4g bytes (%.1f GB) on rank %d, the "
+                "weights %d rows x %d features = %.4g bytes plus the dual blocks %.4g bytes; %s "
+                "allows %.4g bytes (%.1f GB). Shrink the model (fewer task.trees for rta, "
+                "model.precision = float, data.max_features) or use a larger machine",
+                w_bytes + b_bytes, (w_bytes + b_bytes) / 1e9, strux_comm_rank(r->comm), n_rows,
+                r->train->dim, w_bytes, b_bytes, why, avail, avail / 1e9);
+    return STRUX_OK;
+}
+
 static strux_status set_up(train_run *r)
 {
     strux_comm_set_phase(r->comm, "set-up");
@@ -258,6 +324,8 @@ static strux_status set_up(train_run *r)
     int64_t n_extra = 0;
     if (st == STRUX_OK) st = strux_task_model_shape(r->task, r->train, &n_rows, &n_extra);
     strux_model_kind kind = strux_model_choose_kind(&r->opt.model, n_rows);
+    if (st == STRUX_OK) st = check_model_fits(r, n_rows, n_extra, kind);
+    STRUX_TRY(strux_comm_agree(r->comm, st));
     if (st == STRUX_OK) st = strux_model_create(n_rows, r->train->dim, n_extra, kind, &r->model);
     if (st == STRUX_OK && strcmp(r->opt.model.bias, "free") == 0)
         strux_model_set_free_col(r->model, r->train->bias_col);

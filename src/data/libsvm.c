@@ -65,6 +65,13 @@ static strux_status parse_header(const strux_text_reader *r, const char *line, s
     sc->header_n = n;
     sc->header_d = d > STRUX_DATA_MAX_INDEX ? STRUX_DATA_MAX_INDEX : (int32_t)d;
     if (opt->dim == 0) sc->dim = (int32_t)d;
+    /* a label count fixed by the caller (data.n_labels, or the model's for held-out data) must be
+     * the one the file declares: its ids mean other labels otherwise */
+    STRUX_CHECK(opt->n_labels == 0 || l == opt->n_labels, STRUX_ERR_INPUT,
+                "%s:%lld: the header declares %lld labels; expected %d (data.n_labels, or the "
+                "model's label count for held-out data)",
+                strux_text_reader_path(r), (long long)strux_text_reader_line_no(r), l,
+                opt->n_labels);
     if (opt->n_labels == 0) sc->n_labels = (int32_t)l;
     return STRUX_OK;
 }

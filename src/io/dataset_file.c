@@ -157,6 +157,11 @@ static strux_status read_body(hid_t f, const char *path, const strux_read_option
                 "run with at most %lld ranks",
                 path, (long long)n, opt->n_ranks, (long long)n);
     int32_t dim = opt->dim > 0 ? opt->dim : (int32_t)dim_file;
+    /* a file may declare fewer labels than the model (a split without the last ids), never more */
+    STRUX_CHECK(opt->n_labels == 0 || n_labels_file <= opt->n_labels, STRUX_ERR_INPUT,
+                "%s: attribute n_labels = %lld; expected at most %d (data.n_labels, or the model's "
+                "label count for held-out data)",
+                path, (long long)n_labels_file, opt->n_labels);
     int32_t n_labels = opt->n_labels > 0 ? opt->n_labels : (int32_t)n_labels_file;
 
     int64_t len;

@@ -545,6 +545,31 @@ static strux_status same_options(const char *path, const char *theirs, const cha
     return STRUX_OK;
 }
 
+/* The checkpoint's label-tree ensemble (task rta, /rta) must be the one this run drew from the
+ * same task.* options: its weight rows and dual blocks are indexed by those trees' union edges, so
+ * another sampler or tree count would resume a different model silently. */
+static strux_status same_trees(const char *path, const strux_tree_set *theirs,
+                               const strux_tree_set *ours)
+{
+    if (theirs->n_trees == 0 && ours->n_trees == 0) return STRUX_OK;
+    size_t per = theirs->n_labels > 1 ? 2 * (size_t)(theirs->n_labels - 1) : 0;
+    int same = theirs->n_trees == ours->n_trees && theirs->n_labels == ours->n_labels &&
+               theirs->n_edges == ours->n_edges && theirs->kbest == ours->kbest;
+    same = same && memcmp(theirs->trees, ours->trees,
+                          (size_t)theirs->n_trees * per * sizeof *ours->trees) == 0;
+    same = same && memcmp(theirs->edges, ours->edges,
+                          2 * (size_t)theirs->n_edges * sizeof *ours->edges) == 0;
+    same = same &&
+           memcmp(theirs->mult, ours->mult, (size_t)theirs->n_edges * sizeof *ours->mult) == 0;
+    STRUX_CHECK(same, STRUX_ERR_INPUT,
+                "%s: its /rta trees (%d trees, %d union edges, kbest %lld) are not the ones this "
+                "run drew (%d trees, %d union edges, kbest %lld from task.tree_seed = %lld): the "
+                "checkpoint does not belong to this task",
+                path, theirs->n_trees, theirs->n_edges, (long long)theirs->kbest, ours->n_trees,
+                ours->n_edges, (long long)ours->kbest, (long long)ours->tree_seed);
+    return STRUX_OK;
+}
+
 /* The checkpoint's curve, weights (training space), position, shared state and this rank's data
  * blocks. The run must match the one that wrote it: same task, solver, record columns and data
  * blocks (any rank count that can share them). */
@@ -564,6 +589,11 @@ static strux_status restore(strux_driver *d, const char *path)
                              "%s: a checkpoint of task %s with solver %s; this run has task %s "
                              "with solver %s",
                              path, info.task, info.solver, in->task, in->solver);
+    if (st == STRUX_OK && info.n_labels != in->n_labels)
+        st = strux_error_set(STRUX_ERR_INPUT, __FILE__, __LINE__, __func__,
+                             "%s: written for %d labels; this run's training data %s has %d",
+                             path, info.n_labels, ds->path, in->n_labels);
+    if (st == STRUX_OK) st = same_trees(path, &info.trees, &in->trees);
     if (st == STRUX_OK && info.curve.n_cols != in->curve.n_cols)
         st = strux_error_set(STRUX_ERR_CONFIG, __FILE__, __LINE__, __func__,
                              "%s: its training curve has %d columns, this run's %d (data.test "

@@ -139,6 +139,12 @@ static strux_status check_caps(const strux_solver_entry *e, unsigned search_caps
                 "are: %s; solvers without a dual: %s",
                 e->name, surrogate, strux_surrogate_names(STRUX_CAP_AFFINE),
                 strux_solver_names_without(STRUX_CAP_DUAL));
+    /* the candidate-list steps (rta) price a label by its margin-rescaled violation m + ℓ */
+    STRUX_CHECK(!(e->caps & STRUX_CAP_NEEDS_CANDIDATES) || (search_caps & STRUX_CAP_ONE_CALL),
+                STRUX_ERR_CONFIG,
+                "solver.type = %s steps on the margin-rescaled hinge (flag one_call); "
+                "surrogate.type = %s is not it: use surrogate.type = %s",
+                e->name, surrogate, strux_surrogate_names(STRUX_CAP_ONE_CALL));
     return STRUX_OK;
 }
 
@@ -208,6 +214,14 @@ void strux_solver_key_readers(const char *key, char *buf, size_t n)
             int w = snprintf(buf + used, n - used, "%s%s", used ? "|" : "solver.type=", e->name);
             if (w > 0) used += (size_t)w;
         }
+}
+
+strux_status strux_solver_type_caps(const char *type, unsigned *caps)
+{
+    const strux_solver_entry *e;
+    STRUX_TRY(find_entry(type, &e));
+    *caps = e->caps;
+    return STRUX_OK;
 }
 
 unsigned strux_solver_caps(const strux_solver *s)

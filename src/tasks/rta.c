@@ -14,9 +14,10 @@
  * labels, no more than the lists hold, is enumerated so the answer is exact. Wedge and ban-list
  * queries are refused (no STRUX_CAP_WEDGE). Predict is the same argmax with b = c = 0; eval adds
  * `cert_rate`, the share of predictions certified. The candidates operation (task.h) hands the
- * distinct labels of the lists with their values to the rta solver (src/solvers/rta.c). Not here:
- * the trees in the model file (predict and eval rebuild them from the stored config's
- * task.tree_seed). */
+ * distinct labels of the lists with their values to the rta solver (src/solvers/rta.c). The trees
+ * go out through trees() into the model file (/rta, io/model_rta.c) and come back through
+ * set_trees() for predict and eval (no new draw); --resume checks the file's trees against the
+ * draw (driver.c). */
 #include "rta_impl.h"
 #include "task_impl.h"
 

@@ -1,7 +1,7 @@
 # tests/e2e/rta.sh - the rta task (random spanning-tree ensemble, issue 17) end to end on yeast:
 #  - sgd and bcfw (margin rescaling, solver.blocks = 4) train it for a few epochs at -np 1 and 2;
 #    each epoch's objective agrees to 1e-9 relative between the rank counts, and `strux predict`
-#    writes identical test predictions (the trees are drawn again from the stored task.tree_seed);
+#    writes identical test predictions (the trees come from the model file's /rta group);
 #  - `strux eval` reports the multi-label metrics plus cert_rate in [0, 1], and with one tree every
 #    prediction is certified (cert_rate = 1);
 #  - slack rescaling with the angular search (wedge queries) is refused before any data is read,
