@@ -137,12 +137,13 @@ static const section sections[] = {
      strux_search_key_readers, NULL},
     {"solver", strux_solver_opt_specs, offsetof(strux_run_options, solver), solver_reads,
      strux_solver_key_readers, solver_names},
-    {"m3l", strux_m3l_opt_specs,
-     offsetof(strux_run_options, solver) + offsetof(strux_solver_options, m3l), solver_reads,
-     strux_solver_key_readers, NULL},
     {"model", strux_model_opt_specs, offsetof(strux_run_options, model), NULL, NULL, NULL},
     {"output", output_specs, offsetof(strux_run_options, output), NULL, NULL, NULL},
     {"run", run_specs, offsetof(strux_run_options, run), NULL, NULL, NULL},
+    /* solver.type = m3l: its struct lives in the solver's options */
+    {"m3l", strux_m3l_opt_specs,
+     offsetof(strux_run_options, solver) + offsetof(strux_solver_options, m3l), solver_reads,
+     strux_solver_key_readers, NULL},
 };
 #define N_SECTIONS ((int)(sizeof sections / sizeof *sections))
 
