@@ -108,6 +108,12 @@ train ee "${EC[@]}" --set m3l.prior=empirical --set m3l.shrink=0.1
 out=$(rel "$(last ef primal)" "$(last ee primal)" 1e-9)
 ok $? "prior = empirical (moment, shrink 0.1) reaches the optimum of the numpy R (1e-9)"
 echo "$out" | diag
+cp "$EM" "$WORK/labels_only.svm"
+train ed "${EC[@]}" --set m3l.prior=empirical --set m3l.shrink=0.1 \
+    --set m3l.prior_data="$WORK/labels_only.svm"
+out=$(rel "$(last ee primal)" "$(last ed primal)" 1e-9)
+ok $? "m3l.prior_data naming a copy of the training file gives the same optimum (1e-9)"
+echo "$out" | diag
 train es "${EC[@]}" --set m3l.prior=file --set m3l.r_file="$WORK/R.txt" --set m3l.shrinking=false
 out=$(rel "$(last ef primal)" "$(last es primal)" 1e-9)
 ok $? "dense R: shrinking on and off reach one optimum (1e-9)"
@@ -223,5 +229,13 @@ expect_fail 3 "m3l.shrink" "an indefinite R is refused with the m3l.shrink hint 
 expect_fail 4 "nope.txt" "a missing R file is exit 4" -- \
     "$STRUX" train configs/yeast.ini --set solver.type=m3l --set m3l.prior=file \
     --set m3l.r_file="$WORK/nope.txt" --set output.model="$WORK/bad.h5"
+printf '0,1 1:0.5\n0,99 1:0.25\n' >"$WORK/badlabels.svm"
+expect_fail 3 "badlabels.svm:2: label 99" "a label id beyond the data's in m3l.prior_data names file and line" -- \
+    "$STRUX" train configs/yeast.ini --set solver.type=m3l --set m3l.prior=empirical \
+    --set m3l.prior_data="$WORK/badlabels.svm" --set output.model="$WORK/bad.h5"
+printf '0.5 0,3\nx 1\n' >"$WORK/badclasses.txt"
+expect_fail 3 "badclasses.txt:2" "a malformed classes file names file and line (exit 3)" -- \
+    "$STRUX" train configs/yeast.ini --set solver.type=m3l --set m3l.prior=zero_shot \
+    --set m3l.classes="$WORK/badclasses.txt" --set output.model="$WORK/bad.h5"
 [ ! -e "$WORK/bad.h5" ]
 ok $? "nothing written by a refused run"
