@@ -112,6 +112,10 @@ strux_status strux_solver_certificate(strux_solver *s, strux_certificate *c);
 /* The solver's own record columns (NULL-terminated names; NULL: none), and their values for the
  * last epoch into values (Collective; rta: cert_rate, candidates, inference_s, update_s). */
 const char *const *strux_solver_columns(const strux_solver *s);
+/* solver.type = m3l: the prior as used and its provenance (strux/io.h; R copied, freed with the
+ * model info); out->n_labels = 0 for every other solver. Not Collective. */
+struct strux_m3l_info;
+strux_status strux_solver_m3l_info(const strux_solver *s, struct strux_m3l_info *out);
 strux_status strux_solver_metrics(strux_solver *s, double *values);
 
 /* J(w) and the mean surrogate loss at model m over the whole (sharded) dataset; oracle calls made

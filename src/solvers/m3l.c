@@ -23,6 +23,7 @@
  * primal J(Z), dual Σ_i b_i − (λ/2)·Σ_l u_l·z_l. */
 #include "dual.h"
 #include "m3l.h"
+#include "strux/io.h"
 
 #include <math.h>
 #include <stddef.h>
@@ -82,6 +83,7 @@ typedef struct m3l_data {
     double *red;             /* 2L: the reduction buffer */
     int shrink;
     double eig_min, eig_max;
+    char source[2 * STRUX_OPT_STR + 64]; /* where R came from (log, model file) */
 } m3l_data;
 
 static struct strux_solver_ops m3l_ops; /* strux_dual_ops with the W-form certificate */
@@ -91,10 +93,11 @@ static strux_status build_prior(strux_solver *s, m3l_data *m)
 {
     const strux_m3l_options *o = &s->opt.m3l;
     int32_t L = m->L;
-    char source[2 * STRUX_OPT_STR + 64];
+    char *source = m->source;
+    const size_t n_source = sizeof m->source;
     if (strcmp(o->prior, "identity") == 0) {
         strux_m3l_prior_identity(L, m->R);
-        snprintf(source, sizeof source, "m3l.prior = identity");
+        snprintf(source, n_source, "m3l.prior = identity");
     } else if (strcmp(o->prior, "empirical") == 0) {
         strux_m3l_empirical est = STRUX_M3L_EMPIRICAL_MOMENT;
         if (strcmp(o->empirical, "cooccurrence") == 0) est = STRUX_M3L_EMPIRICAL_COOCCURRENCE;
@@ -116,16 +119,16 @@ static strux_status build_prior(strux_solver *s, m3l_data *m)
         if (st == STRUX_OK) strux_m3l_prior_empirical(counts, L, est, m->R);
         strux_free(&counts);
         STRUX_TRY(st);
-        snprintf(source, sizeof source, "m3l.prior = empirical (%s of %s)", o->empirical,
+        snprintf(source, n_source, "m3l.prior = empirical (%s of %s)", o->empirical,
                  o->prior_data[0] ? o->prior_data : "data.train");
     } else if (strcmp(o->prior, "file") == 0) {
         STRUX_CHECK(o->r_file[0], STRUX_ERR_CONFIG, "m3l.prior = file needs m3l.r_file");
         STRUX_TRY(strux_m3l_prior_read(o->r_file, L, m->R));
-        snprintf(source, sizeof source, "m3l.r_file = %s", o->r_file);
+        snprintf(source, n_source, "m3l.r_file = %s", o->r_file);
     } else {
         STRUX_CHECK(o->classes[0], STRUX_ERR_CONFIG, "m3l.prior = zero_shot needs m3l.classes");
         STRUX_TRY(strux_m3l_prior_zero_shot(o->classes, L, m->R));
-        snprintf(source, sizeof source, "m3l.classes = %s", o->classes);
+        snprintf(source, n_source, "m3l.classes = %s", o->classes);
     }
     if (o->shrink > 0) strux_m3l_prior_shrink(L, o->shrink, m->R);
     STRUX_TRY(strux_m3l_prior_factor(m->R, L, source, NULL, &m->eig_min, &m->eig_max));
@@ -414,5 +417,28 @@ strux_status strux_solver_create_m3l(strux_solver *s)
     m3l_ops = strux_dual_ops;
     m3l_ops.certificate = m3l_certificate;
     s->ops = &m3l_ops;
+    return STRUX_OK;
+}
+
+strux_status strux_solver_m3l_info(const strux_solver *s, struct strux_m3l_info *out)
+{
+    *out = (strux_m3l_info){0};
+    if (strcmp(s->type_name, "m3l") != 0 || !s->data) return STRUX_OK;
+    const dual_data *d = s->data;
+    const m3l_data *m = d->mdata;
+    const strux_m3l_options *o = &s->opt.m3l;
+    size_t n = (size_t)m->L * (size_t)m->L;
+    STRUX_TRY(strux_alloc_array(&out->R, n, sizeof *out->R));
+    memcpy(out->R, m->R, n * sizeof *out->R);
+    out->n_labels = m->L;
+    snprintf(out->prior, sizeof out->prior, "%.31s", o->prior);
+    snprintf(out->empirical, sizeof out->empirical, "%.31s",
+             strcmp(o->prior, "empirical") == 0 ? o->empirical : "");
+    snprintf(out->source, sizeof out->source, "%s", m->source);
+    out->shrink = o->shrink;
+    out->eig_min = m->eig_min;
+    out->eig_max = m->eig_max;
+    out->lambda = s->opt.lambda;
+    out->C_paper = 1 / (2 * s->opt.lambda * d->n);
     return STRUX_OK;
 }

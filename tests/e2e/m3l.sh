@@ -11,6 +11,7 @@
 #    and the certified gap is below 1e-9 of it; prior = empirical in strux gives the same optimum
 #    as the numpy R from a file; shrinking on and off the same optimum;
 #    labels permuted (R alike) the same optimum; a checkpoint resumes bit for bit;
+#    the model's /m3l group holds R and its description (inspect shows it);
 #  - a singular zero-shot prior (rank 2) against LIBLINEAR on the pair problem (W-form);
 #  - -np 1, 2, 4 at solver.blocks = 4 with an empirical prior on yeast: the same primal and dual
 #    (1e-9 relative) and identical test predictions after a fixed number of epochs;
@@ -104,6 +105,20 @@ echo "$out" | diag
 $PY -c 'import sys; sys.exit(0 if float(sys.argv[2]) <= 1e-9 * float(sys.argv[1]) and float(sys.argv[2]) >= 0 else 1)' \
     "$(last ef primal)" "$(last ef gap)"
 ok $? "dense R: certified gap in [0, 1e-9 primal] ($(last ef gap))"
+$PY - "$WORK/ef.h5" "$WORK/R.txt" $LAM <<'PY'
+import sys, h5py, numpy as np
+f = h5py.File(sys.argv[1], "r"); g = f["m3l"]; R = np.loadtxt(sys.argv[2])
+a = {k: (v.decode() if isinstance(v, bytes) else v) for k, v in g.attrs.items()}
+ev = np.linalg.eigvalsh(R)
+ok = np.array_equal(g["R"][:], R) and a["prior"] == "file" and a["shrink"] == 0
+ok = ok and abs(a["eig_min"] - ev[0]) <= 1e-12 and abs(a["eig_max"] - ev[-1]) <= 1e-12
+ok = ok and a["lambda"] == float(sys.argv[3]) and abs(a["C_paper"] - 1 / (2 * 150 * float(sys.argv[3]))) <= 1e-15
+print(f"# /m3l attributes {a}")
+sys.exit(0 if ok else 1)
+PY
+ok $? "the model's /m3l/R is the prior as used; prior, shrink, eigenvalues, lambda, C_paper"
+"$STRUX" inspect "$WORK/ef.h5" | grep -q "^m3l prior    file, 6 x 6"
+ok $? "strux inspect shows the prior"
 train ee "${EC[@]}" --set m3l.prior=empirical --set m3l.shrink=0.1
 out=$(rel "$(last ef primal)" "$(last ee primal)" 1e-9)
 ok $? "prior = empirical (moment, shrink 0.1) reaches the optimum of the numpy R (1e-9)"
