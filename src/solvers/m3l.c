@@ -423,7 +423,7 @@ strux_status strux_solver_create_m3l(strux_solver *s)
 strux_status strux_solver_m3l_info(const strux_solver *s, struct strux_m3l_info *out)
 {
     *out = (strux_m3l_info){0};
-    if (strcmp(s->type_name, "m3l") != 0 || !s->data) return STRUX_OK;
+    if (s->ops != &m3l_ops || !s->data) return STRUX_OK; /* another solver: no prior */
     const dual_data *d = s->data;
     const m3l_data *m = d->mdata;
     const strux_m3l_options *o = &s->opt.m3l;
