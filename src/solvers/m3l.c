@@ -17,8 +17,8 @@
  * leaves label l's passes when it sits at a bound with its projected gradient beyond label l's
  * threshold; the thresholds are the R-coupled extremes of the last epoch's projected gradients,
  *     ub_l = max_k |R_kl|·max_j ĝ_jk,   lb_l = min_k |R_kl|·min_j ĝ_jk
- * (reduced over ranks: 2L numbers), and a label whose range has closed below SHRINK_EPS gets
- * all its coordinates back. The certificate scores every coordinate, shrunk or not (the final
+ * (reduced over ranks: 2L numbers), and a label whose range has closed below its threshold gets
+ * all its coordinates back and a finer threshold (SHRINK_STEP). The certificate scores every coordinate, shrunk or not (the final
  * verification pass), with the regulariser in W-form (λ/2)·Σ_l u_l·z_l = (λ/2)·Σ_i c_i·Zᵀx_i:
  * primal J(Z), dual Σ_i b_i − (λ/2)·Σ_l u_l·z_l. */
 #include "dual.h"
@@ -30,9 +30,15 @@
 #include <stdio.h>
 #include <string.h>
 
-/* projected-gradient range under which a label's shrunk coordinates return (LIBLINEAR's -e of
- * the dual solvers, in its units: the hinge's gradient 1 − y·z·x; sdca's SHRINK_EPS) */
+/* projected-gradient range under which a label's shrunk coordinates first return (LIBLINEAR's
+ * default -e of the dual solvers, in its units: the hinge's gradient 1 − y·z·x; sdca's
+ * SHRINK_EPS). Each return divides the label's threshold by SHRINK_STEP: LIBLINEAR stops there,
+ * but the run goes on to solver.tol, and with a fixed threshold every later epoch would be a full
+ * pass; so the active sets keep working at ever finer ranges, each stage ending with a full pass
+ * (specs/m3l.md §3.6), down to SHRINK_EPS_MIN. */
 #define SHRINK_EPS 0.1
+#define SHRINK_STEP 10.0
+#define SHRINK_EPS_MIN 1e-12
 
 const strux_opt_spec strux_m3l_opt_specs[] = {
     {"m3l.prior", STRUX_OPT_CHOICE, offsetof(strux_m3l_options, prior), "identity", 0, 0,
@@ -80,6 +86,7 @@ typedef struct m3l_data {
     unsigned char *out; /* per coordinate: 1 while shrunk */
     double *th_max, *th_min; /* per label: the shrinking thresholds (minimisation sign) */
     double *pg_max, *pg_min; /* per label: this epoch's projected-gradient range */
+    double *eps;             /* per label: the range under which its coordinates return */
     double *red;             /* 2L: the reduction buffer */
     int shrink;
     double eig_min, eig_max;
@@ -206,6 +213,9 @@ static strux_status m3l_setup(strux_solver *s, dual_data *d)
     STRUX_TRY(strux_alloc_array(&m->pg_max, n, sizeof *m->pg_max));
     STRUX_TRY(strux_alloc_array(&m->pg_min, n, sizeof *m->pg_min));
     STRUX_TRY(strux_alloc_array(&m->red, 2 * n, sizeof *m->red));
+    STRUX_TRY(strux_alloc_array(&m->eps, n, sizeof *m->eps));
+    for (int32_t l = 0; l < L; l++)
+        m->eps[l] = SHRINK_EPS;
     m->shrink = s->opt.m3l.shrinking;
     for (int32_t l = 0; l < L; l++)
         reset_thresholds(m, l); /* nothing shrinks in the first epoch */
@@ -298,8 +308,8 @@ static strux_status m3l_visit(strux_solver *s, dual_data *d, int64_t i)
 
 /* The epoch's per-label projected-gradient ranges over all ranks, coupled through |R| (§3.5),
  * become the next epoch's thresholds (an upper end at or below 0, or a lower end at or above 0,
- * means none on that side); a label whose range has closed below SHRINK_EPS gets every
- * coordinate back. */
+ * means none on that side); a label whose range has closed below its eps gets every coordinate
+ * back and a finer eps. */
 static strux_status m3l_epoch_done(strux_solver *s, dual_data *d)
 {
     m3l_data *m = d->mdata;
@@ -319,10 +329,11 @@ static strux_status m3l_epoch_done(strux_solver *s, dual_data *d)
             if (m->red[k] > -INFINITY) hi = fmax(hi, a * m->red[k]);
             if (m->red[L + k] > -INFINITY) lo = fmin(lo, -a * m->red[L + k]);
         }
-        if (hi - lo <= SHRINK_EPS) { /* also when no coordinate of the coupled labels was active */
+        if (hi - lo <= m->eps[l]) { /* also when no coordinate of the coupled labels was active */
             for (int64_t i = 0; i < n; i++)
                 m->out[d->off[i] + l] = 0;
             reset_thresholds(m, l);
+            m->eps[l] = fmax(m->eps[l] / SHRINK_STEP, SHRINK_EPS_MIN);
         } else {
             m->th_max[l] = hi > 0 ? hi : INFINITY;
             m->th_min[l] = lo < 0 ? lo : -INFINITY;
@@ -357,8 +368,8 @@ static strux_status m3l_certificate(strux_solver *s, strux_certificate *c)
     return STRUX_OK;
 }
 
-/* Checkpoint, per data block: the per-label thresholds (global, the same in every block) and the
- * shrunk flags of the block's coordinates. */
+/* Checkpoint, per data block: the per-label thresholds and return ranges (global, the same in
+ * every block) and the shrunk flags of the block's coordinates. */
 static strux_status m3l_save(const strux_solver *s, const dual_data *d, int64_t i0, int64_t i1,
                              strux_blob *b)
 {
@@ -366,6 +377,7 @@ static strux_status m3l_save(const strux_solver *s, const dual_data *d, int64_t 
     const m3l_data *m = d->mdata;
     STRUX_TRY(strux_blob_put(b, m->th_max, (size_t)m->L * sizeof *m->th_max));
     STRUX_TRY(strux_blob_put(b, m->th_min, (size_t)m->L * sizeof *m->th_min));
+    STRUX_TRY(strux_blob_put(b, m->eps, (size_t)m->L * sizeof *m->eps));
     return strux_blob_put(b, m->out + d->off[i0], (size_t)(d->off[i1] - d->off[i0]));
 }
 
@@ -377,6 +389,7 @@ static strux_status m3l_load(strux_solver *s, dual_data *d, int64_t i0, int64_t 
                              "m3l shrinking thresholds"));
     STRUX_TRY(strux_blob_get(b, m->th_min, (size_t)m->L * sizeof *m->th_min,
                              "m3l shrinking thresholds"));
+    STRUX_TRY(strux_blob_get(b, m->eps, (size_t)m->L * sizeof *m->eps, "m3l shrinking ranges"));
     return strux_blob_get(b, m->out + d->off[i0], (size_t)(d->off[i1] - d->off[i0]),
                           "m3l shrunk coordinates");
 }
@@ -401,6 +414,7 @@ static void m3l_destroy(dual_data *d)
     strux_free(&m->pg_max);
     strux_free(&m->pg_min);
     strux_free(&m->red);
+    strux_free(&m->eps);
     strux_free(&d->mdata);
 }
 
