@@ -143,6 +143,8 @@ enum {
     STRUX_CAP_FREE_BIAS = 1u << 9,   /* solver: can leave the bias out of the regulariser */
     STRUX_CAP_CANDIDATES = 1u << 10, /* task: hands out candidate lists (strux_task_candidates) */
     STRUX_CAP_NEEDS_CANDIDATES = 1u << 11, /* solver: steps over the task's candidate lists */
+    STRUX_CAP_NEEDS_HINGE_PARTS = 1u << 12, /* solver: trains only a sum of binary hinges (a task
+                                               with hinge_parts, a one_call surrogate): m3l */
 };
 /* The names of the flags set in caps, comma-separated, into buf ("" for none). */
 void strux_caps_format(unsigned caps, char *buf, size_t n);

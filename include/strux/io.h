@@ -34,6 +34,20 @@ strux_status strux_curve_append(strux_curve *c, const double *row);
 void strux_curve_free(strux_curve *c);
 
 /* ---- model file ---- */
+/* M3L's prior as the model was trained with it (/m3l, docs/model-format.md); n_labels = 0 when
+ * the model is not an m3l model. */
+typedef struct strux_m3l_info {
+    int32_t n_labels;   /* L; 0: none */
+    double *R;          /* L×L row-major, as used (after shrinkage), owned */
+    char prior[32];     /* m3l.prior */
+    char empirical[32]; /* m3l.empirical ("" unless prior = empirical) */
+    char source[2200];  /* where R came from, as the training log says */
+    double shrink;      /* m3l.shrink */
+    double eig_min, eig_max;
+    double lambda;      /* solver.lambda */
+    double C_paper;     /* the paper's C = 1/(2λn) */
+} strux_m3l_info;
+
 typedef struct strux_model_info {
     char task[64], surrogate[64], search[64], solver[64];
     char *config;       /* the fully resolved config as INI text, owned */
@@ -51,6 +65,7 @@ typedef struct strux_model_info {
     strux_tree_set trees;
     /* hierarchy: the hierarchy and α (/hierarchy), owned; n_nodes = 0 otherwise */
     strux_hier_stored hier;
+    strux_m3l_info m3l; /* m3l: the prior (/m3l) */
 } strux_model_info;
 
 void strux_model_info_free(strux_model_info *info);

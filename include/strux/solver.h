@@ -10,6 +10,19 @@
 #include "strux/comm.h"
 #include "strux/search.h"
 
+/* Section [m3l]: the label-correlation prior and the schedule of solver.type = m3l (issue 16,
+ * specs/m3l.md). Lives inside strux_solver_options, so the solver reads it with the rest. */
+typedef struct strux_m3l_options {
+    char prior[STRUX_OPT_STR];      /* m3l.prior: identity|empirical|file|zero_shot */
+    char empirical[STRUX_OPT_STR];  /* m3l.empirical: moment|cooccurrence|correlation */
+    char prior_data[STRUX_OPT_STR]; /* m3l.prior_data: label source of empirical ("": data.train) */
+    char r_file[STRUX_OPT_STR];     /* m3l.r_file: L×L text matrix (prior = file) */
+    char classes[STRUX_OPT_STR];    /* m3l.classes: test classes `p l1,l2,...` (prior = zero_shot) */
+    double shrink;                  /* m3l.shrink: R ← (1 − s)·R + s·I */
+    int shrinking;                  /* m3l.shrinking: per-label active sets */
+} strux_m3l_options;
+extern const strux_opt_spec strux_m3l_opt_specs[]; /* section [m3l] */
+
 typedef struct strux_solver_options {
     char type[STRUX_OPT_STR]; /* solver.type */
     double lambda;            /* solver.lambda: λ of J(w) */
@@ -31,6 +44,7 @@ typedef struct strux_solver_options {
     char qp[STRUX_OPT_STR];     /* solver.qp: rta Newton subproblem, projected|exact */
     int exclude_truth;          /* solver.exclude_truth: rta best step never towards y_i */
     int shrinking;              /* solver.shrinking: sdca leaves settled hinge coordinates out */
+    strux_m3l_options m3l;      /* section [m3l] (solver.type = m3l) */
 } strux_solver_options;
 extern const strux_opt_spec strux_solver_opt_specs[]; /* section [solver] */
 
@@ -115,6 +129,10 @@ strux_status strux_solver_certificate(strux_solver *s, strux_certificate *c);
 /* The solver's own record columns (NULL-terminated names; NULL: none), and their values for the
  * last epoch into values (Collective; rta: cert_rate, candidates, inference_s, update_s). */
 const char *const *strux_solver_columns(const strux_solver *s);
+/* solver.type = m3l: the prior as used and its provenance (strux/io.h; R copied, freed with the
+ * model info); out->n_labels = 0 for every other solver. Not Collective. */
+struct strux_m3l_info;
+strux_status strux_solver_m3l_info(const strux_solver *s, struct strux_m3l_info *out);
 strux_status strux_solver_metrics(strux_solver *s, double *values);
 
 /* J(w) and the mean surrogate loss at model m over the whole (sharded) dataset; oracle calls made

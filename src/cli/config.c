@@ -141,6 +141,10 @@ static const section sections[] = {
     {"output", output_specs, offsetof(strux_run_options, output), NULL, NULL, NULL},
     {"run", run_specs, offsetof(strux_run_options, run), NULL, NULL, NULL},
     {"rates", strux_rates_opt_specs, offsetof(strux_run_options, rates), NULL, NULL, NULL},
+    /* solver.type = m3l: its struct lives in the solver's options */
+    {"m3l", strux_m3l_opt_specs,
+     offsetof(strux_run_options, solver) + offsetof(strux_solver_options, m3l), solver_reads,
+     strux_solver_key_readers, NULL},
 };
 
 /* Sections whose keys the user names (issue 15): read with strux_config_each, not resolved. */

@@ -43,6 +43,13 @@ static void print_model(const char *path, const strux_model *m, const strux_mode
             printf(" %lld:%.4g", (long long)hs->node_id[k], hs->alpha[k]);
         if (hs->n_nodes > 12) printf(" ... (%d more)", hs->n_nodes - 12);
     }
+    const strux_m3l_info *m3 = &in->m3l;
+    if (m3->n_labels > 0)
+        printf("\nm3l prior    %s%s%s, %d x %d, eigenvalues [%.6g, %.6g], shrink %g (from %s); "
+               "lambda %g = the paper's C %.6g",
+               m3->prior, m3->empirical[0] ? " " : "", m3->empirical, (int)m3->n_labels,
+               (int)m3->n_labels, m3->eig_min, m3->eig_max, m3->shrink, m3->source, m3->lambda,
+               m3->C_paper);
     printf("\ntrained      %s with strux %s (commit %s) on %d rank(s), seed %lld, %.2fs\n",
            in->created, in->version, in->git_commit, in->n_ranks, (long long)in->seed,
            in->wall_time_s);

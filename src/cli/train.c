@@ -221,6 +221,7 @@ static strux_status fill_info(train_run *r)
     in->seed = r->opt.solver.seed;
     STRUX_TRY(strux_config_format(&r->opt, &in->config));
     STRUX_TRY(strux_task_trees(r->task, &in->trees)); /* rta: the ensemble goes into the file */
+    STRUX_TRY(strux_solver_m3l_info(r->solver, &in->m3l)); /* m3l: the prior (/m3l) */
     if (r->opt.data.label_names[0])
         STRUX_TRY(strux_label_names_read(r->opt.data.label_names, in->n_labels, &in->label_names));
     return STRUX_OK;

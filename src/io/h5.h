@@ -101,4 +101,9 @@ strux_status h5_vet_legacy(const char *path, strux_status (*read)(const char *pa
  * (atomic.c) */
 strux_status io_write_failed(const char *path, int e, size_t need, const char *what);
 
+/* model_m3l.c: the group /m3l of an m3l model (nothing when m->n_labels = 0; absent on read:
+ * n_labels = 0). */
+strux_status h5_m3l_write(hid_t f, const char *path, const strux_m3l_info *m);
+strux_status h5_m3l_read(hid_t f, const char *path, strux_m3l_info *m);
+
 #endif

@@ -18,6 +18,7 @@ void strux_model_info_free(strux_model_info *info)
     strux_curve_free(&info->curve);
     strux_tree_set_free(&info->trees);
     strux_hier_stored_free(&info->hier);
+    strux_free(&info->m3l.R);
 }
 
 /* Rows [r0, r0 + n) of the weights, scales applied (h5_rows_fn). */
@@ -102,6 +103,7 @@ strux_status h5_model_write(hid_t f, const char *path, const strux_model *m,
         STRUX_TRY(h5_write_str_array(f, "label_names", info->label_names, info->n_labels, path));
     STRUX_TRY(h5_trees_write(f, path, &info->trees));
     STRUX_TRY(h5_hier_write(f, path, &info->hier));
+    STRUX_TRY(h5_m3l_write(f, path, &info->m3l));
 
     /* creation order is tracked so a reader gets the columns in the order they were written */
     hid_t gcpl = H5Pcreate(H5P_GROUP_CREATE);
@@ -247,6 +249,7 @@ static strux_status read_body(hid_t f, const char *path, strux_model **m, strux_
         STRUX_TRY(h5_read_str_array(f, "label_names", &info->label_names, n_labels, path));
     STRUX_TRY(h5_trees_read(f, path, &info->trees));
     STRUX_TRY(h5_hier_read(f, path, &info->hier));
+    STRUX_TRY(h5_m3l_read(f, path, &info->m3l));
     return read_curve(f, path, &info->curve);
 }
 

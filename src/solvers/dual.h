@@ -86,5 +86,7 @@ void strux_dual_move(strux_solver *s, dual_data *d, int64_t i, const double *dc)
 strux_status strux_solver_create_bcfw(strux_solver *s);
 strux_status strux_solver_create_sdca(strux_solver *s);
 strux_status strux_solver_create_cutting_plane(strux_solver *s);
+/* m3l.c: M3L's linear dual coordinate ascent with a label-correlation prior */
+strux_status strux_solver_create_m3l(strux_solver *s);
 
 #endif

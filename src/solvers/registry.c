@@ -9,6 +9,9 @@ static const char *const bcfw_keys[] = {DUAL_KEYS, "solver.weighted_average", NU
 static const char *const sdca_keys[] = {DUAL_KEYS, "solver.shrinking", NULL};
 static const char *const rta_keys[] = {DUAL_KEYS, "solver.update", "solver.qp",
                                        "solver.exclude_truth", NULL};
+static const char *const m3l_keys[] = {DUAL_KEYS,       "m3l.prior",   "m3l.empirical",
+                                      "m3l.prior_data", "m3l.r_file",  "m3l.classes",
+                                      "m3l.shrink",     "m3l.shrinking", NULL};
 static const char *const cp_keys[] = {DUAL_KEYS, "solver.cp_eps", "solver.cp_max_planes",
                                       "solver.cp_qp_passes", NULL};
 
@@ -18,6 +21,7 @@ const strux_solver_entry strux_solver_registry[] = {
     {"sdca", strux_solver_create_sdca, STRUX_CAP_DUAL, sdca_keys},
     {"cutting_plane", strux_solver_create_cutting_plane, STRUX_CAP_DUAL | STRUX_CAP_KEEPS_SLACK,
      cp_keys},
+    {"m3l", strux_solver_create_m3l, STRUX_CAP_DUAL | STRUX_CAP_NEEDS_HINGE_PARTS, m3l_keys},
     {"rta", strux_solver_create_rta, STRUX_CAP_DUAL | STRUX_CAP_NEEDS_CANDIDATES, rta_keys},
     {NULL, NULL, 0, NULL},
 };

@@ -13,7 +13,8 @@ const strux_opt_spec strux_solver_opt_specs[] = {
      "training algorithm: sgd (Pegasos mini-batch subgradient), bcfw (block-coordinate "
      "Frank-Wolfe), sdca (dual coordinate ascent; per-label closed form where the loss is a sum "
      "of binary hinges), cutting_plane (n-slack working sets), rta (spanning-tree ensembles: "
-     "steps over the task's candidate lists, rta.md); the dual solvers run CoCoA+ "
+     "steps over the task's candidate lists, rta.md), m3l (multi-label hinges coupled by a "
+     "label-correlation prior R, section [m3l], specs/m3l.md); the dual solvers run CoCoA+ "
      "rounds over the ranks and certify a duality gap"},
     {"solver.lambda", STRUX_OPT_DOUBLE, offsetof(strux_solver_options, lambda), "1e-3", 1e-12, 1e6,
      NULL, "regularisation λ of J(w) = (λ/2)||w||² + (1/n) Σ ℓ_i(w)"},
@@ -159,6 +160,24 @@ static strux_status check_task(const strux_solver_entry *e, unsigned task_caps, 
     return STRUX_OK;
 }
 
+/* A solver of binary hinges (m3l) needs a task whose margin loss separates into them and the
+ * surrogate whose loss is that margin loss. */
+static strux_status check_hinge_parts(const strux_solver_entry *e, unsigned task_caps,
+                                      const char *task, unsigned search_caps,
+                                      const char *surrogate)
+{
+    if (!(e->caps & STRUX_CAP_NEEDS_HINGE_PARTS)) return STRUX_OK;
+    STRUX_CHECK(task_caps & STRUX_CAP_HINGE_PARTS, STRUX_ERR_CONFIG,
+                "solver.type = %s trains a sum of binary hinges, one per label (flag "
+                "hinge_parts), which task.type = %s lacks: use task.type = multilabel",
+                e->name, task);
+    STRUX_CHECK(search_caps & STRUX_CAP_ONE_CALL, STRUX_ERR_CONFIG,
+                "solver.type = %s trains the margin-rescaled hinge (flag one_call); "
+                "surrogate.type = %s is not it: use surrogate.type = margin",
+                e->name, surrogate);
+    return STRUX_OK;
+}
+
 /* A bias left out of the regulariser breaks the dual solvers' closed forms (their dual would need
  * the equality constraint of an unregularised offset). */
 static strux_status check_bias(const strux_solver_entry *e, int free_bias)
@@ -191,6 +210,7 @@ strux_status strux_solver_check_options(const strux_solver_options *opt,
     snprintf(exact.search, sizeof exact.search, "auto");
     STRUX_TRY(
         strux_search_type_caps(&exact, task_caps, &exact_caps, exact_name, sizeof exact_name));
+    STRUX_TRY(check_hinge_parts(e, task_caps, to->type, search_caps, so->type));
     return check_caps(e, search_caps, search, so->type);
 }
 
@@ -238,6 +258,8 @@ strux_status strux_solver_create(const strux_solver_options *opt, strux_task *t,
     STRUX_TRY(check_caps(e, strux_search_caps(s), strux_search_name(s), strux_surrogate_name(s)));
     STRUX_TRY(check_bias(e, strux_model_free_col(m) >= 0));
     STRUX_TRY(check_task(e, strux_task_caps(t), strux_task_name(t)));
+    STRUX_TRY(check_hinge_parts(e, strux_task_caps(t), strux_task_name(t), strux_search_caps(s),
+                                strux_surrogate_name(s)));
     strux_solver *sv;
     STRUX_TRY(strux_alloc(&sv, sizeof *sv));
     *sv = (strux_solver){.type_name = e->name,
