@@ -141,7 +141,7 @@ check-asan:
 FUZZ_BUILD ?= build-fuzz
 FUZZ_SECONDS ?= 60
 FUZZ_JOBS ?= 1
-FUZZ_TARGETS := libsvm svmhmm config model
+FUZZ_TARGETS := libsvm svmhmm config model hierarchy
 FUZZ_CC = clang $(shell mpicc -showme:compile) -fsanitize=fuzzer-no-link,address,undefined \
           -fno-sanitize-recover=undefined
 # clang warns of {NULL} table terminators that gcc accepts; gcc stays the -Werror gate.

@@ -94,6 +94,11 @@ strux_read_options strux_cli_heldout_read_options(const strux_comm *comm,
                                                   const strux_model *m, int32_t n_labels);
 /* Log the number of dropped feature entries (summed over ranks). Collective. */
 strux_status strux_cli_report_dropped(strux_comm *comm, const strux_dataset *ds);
+/* One warning (rank 0) for the features of ds whose column has a zero weight in every row of m
+ * (features unseen in training; the bias column aside): how many, the first, and their entries
+ * summed over ranks. Not an error. Collective. */
+strux_status strux_cli_report_unseen(strux_comm *comm, const strux_model *m,
+                                     const strux_dataset *ds);
 
 /* What `strux train` shows per epoch (progress.c): the epoch line from the driver's record and
  * the live bar on a terminal. Not Collective. */

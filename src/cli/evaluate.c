@@ -55,6 +55,64 @@ strux_status strux_cli_report_dropped(strux_comm *comm, const strux_dataset *ds)
     return STRUX_OK;
 }
 
+strux_status strux_cli_report_unseen(strux_comm *comm, const strux_model *m,
+                                     const strux_dataset *ds)
+{
+    /* the columns whose weight is zero in every row of the model (the bias column aside) */
+    int32_t dim = strux_model_dim(m), n_rows = strux_model_n_rows(m), n_unseen = 0;
+    int32_t *idx = NULL, *slot = NULL, *col = NULL;
+    double *val = NULL;
+    int64_t *count = NULL;
+    strux_status st = strux_alloc_array(&idx, (size_t)dim, sizeof *idx);
+    if (st == STRUX_OK) st = strux_alloc_array(&val, (size_t)dim, sizeof *val);
+    if (st == STRUX_OK) st = strux_alloc_array(&slot, (size_t)dim, sizeof *slot); /* zeroed */
+    if (st == STRUX_OK) {
+        for (int32_t k = 0; k < n_rows; k++) {
+            int32_t n = strux_model_row_nonzeros(m, k, idx, val);
+            for (int32_t i = 0; i < n; i++)
+                slot[idx[i]] = 1;
+        }
+        /* slot[j]: position of column j among the unseen ones, or -1 */
+        for (int32_t j = 0; j < dim; j++)
+            slot[j] = (slot[j] || j == ds->bias_col) ? -1 : n_unseen++;
+    }
+    /* entries per unseen column in this rank's shard */
+    if (st == STRUX_OK && n_unseen > 0)
+        st = strux_alloc_array(&count, (size_t)n_unseen, sizeof *count);
+    if (st == STRUX_OK && n_unseen > 0) st = strux_alloc_array(&col, (size_t)n_unseen, sizeof *col);
+    if (st == STRUX_OK && n_unseen > 0) {
+        for (int32_t j = 0; j < dim; j++)
+            if (slot[j] >= 0) col[slot[j]] = j;
+        const strux_csr *x = &ds->x;
+        for (int64_t q = 0; q < x->ptr[x->n_rows]; q++)
+            if (x->col[q] < dim && slot[x->col[q]] >= 0) count[slot[x->col[q]]]++;
+    }
+    /* every rank has the same model, hence the same n_unseen */
+    st = strux_comm_agree(comm, st);
+    if (st == STRUX_OK && n_unseen > 0) st = strux_comm_allreduce_sum_i64(comm, count, n_unseen);
+    if (st == STRUX_OK && n_unseen > 0) {
+        int64_t n_cols = 0, n_entries = 0, first = -1;
+        for (int32_t u = 0; u < n_unseen; u++)
+            if (count[u] > 0) {
+                if (first < 0) first = col[u];
+                n_cols++;
+                n_entries += count[u];
+            }
+        if (n_cols > 0 && strux_comm_rank(comm) == 0) /* warnings print on every rank */
+            strux_log(STRUX_LOG_WARN,
+                      "%s: %lld features (the first is feature %lld) have a zero weight in every "
+                      "row of the model: they were unseen in training and do not change the "
+                      "scores (%lld entries of the data)",
+                      ds->path, (long long)n_cols, (long long)first + 1, (long long)n_entries);
+    }
+    strux_free(&idx);
+    strux_free(&val);
+    strux_free(&slot);
+    strux_free(&col);
+    strux_free(&count);
+    return st;
+}
+
 void strux_cli_print_scores(const strux_comm *comm, const strux_scores *sc)
 {
     if (strux_comm_rank(comm) != 0) return;
@@ -112,6 +170,7 @@ static strux_status load(strux_comm *comm, const char *model_path, const char *d
     ro.dim_origin = origin;
     STRUX_TRY(strux_comm_agree(comm, strux_io_dataset_load(data_path, &ro, &lm->data)));
     STRUX_TRY(strux_cli_report_dropped(comm, lm->data));
+    STRUX_TRY(strux_cli_report_unseen(comm, lm->model, lm->data));
     STRUX_TRY(strux_comm_agree(comm, strux_task_check(lm->task, lm->data)));
     return strux_comm_agree(comm, strux_task_export(lm->task, NULL));
 }

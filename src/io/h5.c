@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -757,8 +758,11 @@ strux_status h5_link_names(hid_t g, int max, size_t width, char *names, int *n, 
  * Superblock version 0 or 1 (HDF5's default format, strux up to 5dca02a): no checksum covers
  * the object headers or B-trees, and HDF5 1.10 decodes a corrupt one out of bounds (heap overflows
  * and crashes in H5O__msg_iterate_real, H5A__read: the model fuzzer's findings). Such a file is
- * read once by a child process first; the caller reads it only when the child ended by itself
- * (whether its read succeeded or failed cleanly: the same read then gives the same result). */
+ * read once by a child process first, under a memory cap: a corrupt header can state an object
+ * of many GB, which HDF5's metadata cache allocates before it finds the file too short (18 GB in
+ * H5C_protect under H5Fopen: the model fuzzer's oom inputs). The caller reads the file only when
+ * the child's read succeeded; when it failed cleanly, the child's error (status and message,
+ * through a pipe) is the result, so the file is never read again without the cap. */
 
 #define VET_CLEAN_FAILURE 42 /* the child's read failed with a strux error: no crash */
 
@@ -773,6 +777,70 @@ static int superblock_version(const char *path)
     return n == sizeof head ? head[8] : -1;
 }
 
+/* The child's memory cap: what reading a file of `bytes` takes (the weights and checkpoint
+ * arrays at most twice their size in the file, float32 read as double, once more in a
+ * conversion buffer, and a spare copy) and 256 MB for HDF5's caches and strux's own tables. */
+static double vet_cap_bytes(double bytes)
+{
+    return 4 * bytes + 256.0 * (1 << 20);
+}
+
+/* In the child: let the data segment (heap and private mappings; under ASan also its shadow,
+ * already mapped) grow by at most cap bytes beyond what it is now, so that a larger allocation
+ * fails (malloc returns NULL, and HDF5 reports it) instead of taking the memory. Linux (VmData
+ * of /proc/self/status); elsewhere no cap. */
+static void vet_set_cap(double cap)
+{
+    FILE *f = fopen("/proc/self/status", "r");
+    if (!f) return;
+    char line[256];
+    double vm_data = -1;
+    while (fgets(line, sizeof line, f))
+        if (strncmp(line, "VmData:", 7) == 0) vm_data = strtod(line + 7, NULL) * 1024; /* kB */
+    fclose(f);
+    struct rlimit rl;
+    if (vm_data < 0 || getrlimit(RLIMIT_DATA, &rl) != 0) return;
+    double want = vm_data + cap;
+    if (want >= (double)RLIM_INFINITY / 2) return;
+    if (rl.rlim_cur != RLIM_INFINITY && (double)rl.rlim_cur <= want) return;
+    rl.rlim_cur = (rlim_t)want;
+    setrlimit(RLIMIT_DATA, &rl);
+}
+
+/* In the child: send the failure (status, then the message) to fd; best effort. */
+static void vet_send_error(int fd, strux_status st)
+{
+    const char *msg = strux_error_message();
+    int code = (int)st;
+    size_t n = strlen(msg);
+    if (write(fd, &code, sizeof code) == (ssize_t)sizeof code) {
+        for (size_t off = 0; off < n;) {
+            ssize_t w = write(fd, msg + off, n - off);
+            if (w <= 0) break;
+            off += (size_t)w;
+        }
+    }
+}
+
+/* In the parent, after the child has ended: the child's failure read from fd as a strux error;
+ * STRUX_OK when nothing usable came (the caller then reads the file itself). */
+static strux_status vet_receive_error(int fd)
+{
+    int code = 0;
+    char msg[4096];
+    size_t n = 0;
+    if (read(fd, &code, sizeof code) != (ssize_t)sizeof code || code <= STRUX_OK) return STRUX_OK;
+    for (;;) {
+        ssize_t r = read(fd, msg + n, sizeof msg - 1 - n);
+        if (r <= 0) break;
+        n += (size_t)r;
+        if (n == sizeof msg - 1) break;
+    }
+    msg[n] = '\0';
+    if (n == 0) return STRUX_OK;
+    return strux_error_set((strux_status)code, __FILE__, __LINE__, __func__, "%s", msg);
+}
+
 /* A sanitizer's death callback (libFuzzer's records the input as a crash) must not run for a
  * crash in the child, which is expected and handled. Weak: absent without a sanitizer. */
 void __sanitizer_set_death_callback(void (*callback)(void)) __attribute__((weak));
@@ -783,17 +851,32 @@ strux_status h5_vet_legacy(const char *path, strux_status (*read)(const char *pa
     int version = superblock_version(path);
     if (version < 0 || version >= 2) return STRUX_OK;
     struct stat sb;
-    double limit = 20 + (stat(path, &sb) == 0 ? (double)sb.st_size / 10e6 : 0); /* s: 10 MB/s */
+    double bytes = stat(path, &sb) == 0 ? (double)sb.st_size : 0;
+    double limit = 20 + bytes / 10e6; /* s: 10 MB/s */
+    int fds[2];
+    STRUX_CHECK(pipe(fds) == 0, STRUX_ERR_IO, "%s: cannot start a process to read it: %s", path,
+                strerror(errno));
     fflush(NULL);
     pid_t pid = fork();
-    STRUX_CHECK(pid >= 0, STRUX_ERR_IO, "%s: cannot start a process to read it: %s", path,
-                strerror(errno));
+    if (pid < 0) {
+        int e = errno;
+        close(fds[0]);
+        close(fds[1]);
+        return strux_error_set(STRUX_ERR_IO, __FILE__, __LINE__, __func__,
+                               "%s: cannot start a process to read it: %s", path, strerror(e));
+    }
     if (pid == 0) {
+        close(fds[0]);
         int null = open("/dev/null", O_WRONLY);
         if (null >= 0) dup2(null, 2), dup2(null, 1);
         if (__sanitizer_set_death_callback) __sanitizer_set_death_callback(NULL);
-        _exit(read(path, ctx) == STRUX_OK ? 0 : VET_CLEAN_FAILURE);
+        vet_set_cap(vet_cap_bytes(bytes));
+        strux_status st = read(path, ctx);
+        if (st == STRUX_OK) _exit(0);
+        vet_send_error(fds[1], st);
+        _exit(VET_CLEAN_FAILURE);
     }
+    close(fds[1]);
     int status = 0;
     pid_t done = 0;
     double end = strux_time_now() + limit;
@@ -804,14 +887,19 @@ strux_status h5_vet_legacy(const char *path, strux_status (*read)(const char *pa
     if (done == 0) {
         kill(pid, SIGKILL);
         waitpid(pid, &status, 0);
+        close(fds[0]);
         return strux_error_set(STRUX_ERR_INPUT, __FILE__, __LINE__, __func__,
                                "%s: HDF5 did not finish reading this %s within %.0f s: the file "
                                "is corrupt (it is in the format without metadata checksums that "
                                "strux wrote before)",
                                path, what, limit);
     }
+    strux_status child_error = STRUX_OK;
+    if (WIFEXITED(status) && WEXITSTATUS(status) == VET_CLEAN_FAILURE)
+        child_error = vet_receive_error(fds[0]);
+    close(fds[0]);
     if (WIFEXITED(status) && (WEXITSTATUS(status) == 0 || WEXITSTATUS(status) == VET_CLEAN_FAILURE))
-        return STRUX_OK;
+        return child_error;
     char how[64];
     if (WIFSIGNALED(status))
         snprintf(how, sizeof how, "signal %d", WTERMSIG(status));

@@ -90,9 +90,11 @@ strux_status h5_read_str_array(hid_t loc, const char *name, char ***out, int64_t
 
 /* For a file in the HDF5 format strux wrote before (superblock version 0 or 1: no metadata
  * checksums, on which a corrupt byte can crash HDF5 1.10), run read(path, ctx) in a child process
- * first (stdout and stderr to /dev/null, at most 20 s + 1 s per 10 MB): STRUX_ERR_INPUT naming the
- * file (a `what`: "model") when it crashed or did not finish, else STRUX_OK, and the caller reads
- * the file itself. Files of the current format return STRUX_OK at once. */
+ * first (stdout and stderr to /dev/null, at most 20 s + 1 s per 10 MB, its memory growth capped at
+ * 4 × the file's size + 256 MB): STRUX_ERR_INPUT naming the file (a `what`: "model") when it
+ * crashed or did not finish; the child's own error (status and message) when its read failed;
+ * STRUX_OK when it succeeded, and the caller reads the file itself. Files of the current format
+ * return STRUX_OK at once. */
 strux_status h5_vet_legacy(const char *path, strux_status (*read)(const char *path, void *ctx),
                            void *ctx, const char *what);
 

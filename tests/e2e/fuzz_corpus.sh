@@ -55,6 +55,11 @@ for f in "$C"/config/*; do
         "$STRUX" train "$f" --quiet --set data.train="$GOOD" --set output.model="$OUT/model.h5" \
         --set solver.epochs=1
 done
+for f in "$C"/hierarchy/*; do
+    [ -f "$f" ] || continue
+    replay "hierarchy/$(basename "$f") train" "hierarchy/$(basename "$f"): train (hierarchy) ends cleanly" \
+        -- "$STRUX" train "$WORK/base.ini" --quiet --set task.type=hierarchy --set task.hierarchy="$f"
+done
 for f in "$C"/model/*; do
     [ -f "$f" ] || continue
     replay "model/$(basename "$f") eval" "model/$(basename "$f"): eval ends cleanly" -- \

@@ -69,6 +69,32 @@ ok $? "predict: no predictions file"
 printf '0 1:1 7:1\n1 2:1\n' >"$WORK/fits.svm" # index 7 = the model's last feature (bias 0)
 expect_ok "eval: data whose largest index is the model's dimension is scored" -- \
     "$STRUX" eval --model "$WORK/small.h5" --data "$WORK/fits.svm"
+! grep -q "zero weight in every row" "$WORK/err"
+ok $? "eval: no unseen-feature warning when every feature of the data has a weight"
+# features inside the model's dimension that training never saw (data.dim = 10 over good.svm's
+# features 1..7: columns 8-10 are zero in every weight row): scored, with one warning that counts
+# them, summed over the ranks' shards (the entries of features 8 and 9 are on both rows)
+expect_ok "train with data.dim = 10 over features 1..7" -- \
+    "$STRUX" train "$WORK/train.ini" --quiet --set data.dim=10 --set output.model="$WORK/dim10.h5"
+printf '0 1:1 8:1 9:0.5\n1 2:1 8:2\n' >"$WORK/unseen.svm"
+for np in 1 2; do
+    expect_ok "eval: features unseen in training are scored, np $np" -- \
+        $MPIRUN -np $np "$STRUX" eval --model "$WORK/dim10.h5" --data "$WORK/unseen.svm"
+    n=$(grep -c "unseen.svm: 2 features (the first is feature 8) have a zero weight in every row of the model: they were unseen in training and do not change the scores (3 entries of the data)" "$WORK/err")
+    [ "$n" -eq 1 ]
+    ok $? "eval: one warning with the count of unseen features and their entries, np $np (got $n)"
+    grep -q '^{' "$WORK/out"
+    ok $? "eval: the metrics are printed, np $np"
+done
+expect_ok "predict: likewise scored" -- "$STRUX" predict --model "$WORK/dim10.h5" \
+    --data "$WORK/unseen.svm" --out "$WORK/unseen.pred"
+grep -q "2 features (the first is feature 8) have a zero weight in every row" "$WORK/err" &&
+    [ "$(wc -l <"$WORK/unseen.pred")" -eq 2 ]
+ok $? "predict: the warning, and a prediction per example"
+expect_ok "eval: data of the seen features only" -- \
+    "$STRUX" eval --model "$WORK/dim10.h5" --data "$WORK/fits.svm"
+! grep -q "zero weight in every row" "$WORK/err"
+ok $? "eval: no warning without unseen features"
 expect_ok "train: data.test's features unseen in training are dropped, with a warning" -- \
     "$STRUX" train "$WORK/train.ini" --quiet --set data.test="$WORK/wide.svm"
 grep -q "2 feature entries have an index above the model's 7 features and were ignored" "$WORK/err"
