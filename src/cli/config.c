@@ -58,6 +58,11 @@ static const strux_opt_spec data_specs[] = {
      "feature scaling: maxabs divides every feature by its largest |value| in the training data "
      "(keeps sparsity); the factors are folded into the exported weights, so the model applies "
      "to unscaled data"},
+    {"data.normalize", STRUX_OPT_CHOICE, offsetof(strux_data_options, normalize), "none", 0, 0,
+     "none|l2",
+     "row normalisation: l2 divides every example's features (not the bias) by their l2 norm, "
+     "in training and in every file scored with the model (predict and eval read it from the "
+     "model's stored configuration); applied before data.scale"},
     {NULL},
 };
 

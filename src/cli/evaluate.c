@@ -39,6 +39,7 @@ strux_read_options strux_cli_heldout_read_options(const strux_comm *comm,
         .bias = b,
         .max_features = (int32_t)o->data.max_features,
         .binary_labels = strcmp(o->task.type, "binary") == 0,
+        .normalize = strcmp(o->data.normalize, "l2") == 0, /* as the training data */
     };
     return ro;
 }

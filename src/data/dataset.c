@@ -177,6 +177,19 @@ void strux_dataset_scale_cols(strux_dataset *ds, const double *factor)
             ds->x.val[p] = (float)(ds->x.val[p] * factor[ds->x.col[p]]);
 }
 
+void strux_dataset_normalize_rows(strux_dataset *ds)
+{
+    for (int64_t i = 0; i < ds->x.n_rows; i++) {
+        double ss = 0;
+        for (int64_t p = ds->x.ptr[i]; p < ds->x.ptr[i + 1]; p++)
+            if (ds->x.col[p] != ds->bias_col) ss += (double)ds->x.val[p] * ds->x.val[p];
+        if (ss <= 0) continue;
+        double f = 1 / sqrt(ss);
+        for (int64_t p = ds->x.ptr[i]; p < ds->x.ptr[i + 1]; p++)
+            if (ds->x.col[p] != ds->bias_col) ds->x.val[p] = (float)(ds->x.val[p] * f);
+    }
+}
+
 strux_status strux_label_names_read(const char *path, int32_t n_labels, char ***names)
 {
     FILE *f = fopen(path, "r");
