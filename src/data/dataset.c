@@ -216,6 +216,16 @@ strux_status strux_label_names_read(const char *path, int32_t n_labels, char ***
                                  id, n_labels);
             break;
         }
+        /* the shared .labels layout, `id parent_id depth is_leaf a/b/c`: the name is the path's
+         * last segment (hierarchy predict --format paths joins the segments again) */
+        long parent, depth, leaf;
+        int used = 0;
+        char path[4096];
+        if (sscanf(end, "%ld %ld %ld %4095s%n", &parent, &depth, &leaf, path, &used) == 4 &&
+            end[used + strspn(end + used, " \t")] == '\0' && (leaf == 0 || leaf == 1)) {
+            char *seg = strrchr(path, '/');
+            end = seg ? seg + 1 : path;
+        }
         strux_free(&(*names)[id]);
         st = strux_strdup(&(*names)[id], end);
     }

@@ -9,6 +9,8 @@
 #     as strux reads them): the same weights and test scores, the same predictions from the raw
 #     test file (the model applies the normalisation itself), and scripts/strux_model.py predicts
 #     a multilabel model trained with it as strux does (it does not read hierarchy models yet);
+#   - predict --format paths prints the predicted leaf's root path with the names of the model's
+#     data.label_names (the shared .labels layout) or, without names, the ids joined by '/';
 #   - bad input ends every rank (-np 2) with one message, the exit code and no model: no
 #     task.hierarchy, a label that is not a node (file and line named), ssvm on a DAG (a node with
 #     two parents named), two most specific nodes under task.labels = single, a path ending at an
@@ -125,13 +127,35 @@ for src, dst in (("im.svm", "im_l2.svm"), ("im_test.svm", "im_test_l2.svm")):
             f.write(lab + " " + " ".join(f"{i}:{float(x)!r}" for i, x in zip(idx, v)) + "\n")
 PY
 train l2 "$WORK/im.svm" "$IM/ImCLEF07A.hier" "$WORK/im_test.svm" --set task.model=nhsvm \
-    --set solver.type=sgd --set data.normalize=l2 &&
+    --set solver.type=sgd --set data.normalize=l2 --set data.label_names="$IM/ImCLEF07A.labels" &&
     train pre "$WORK/im_l2.svm" "$IM/ImCLEF07A.hier" "$WORK/im_test_l2.svm" --set task.model=nhsvm \
         --set solver.type=sgd
 ok $? "nhsvm trains with data.normalize = l2 and on the normalised rows"
 out=$(close l2 pre)
 ok $? "data.normalize = l2 = rows normalised beforehand: weights, test scores, predictions"
 echo "$out" | diag
+# predict --format paths: names from the model's data.label_names (the .labels layout), else ids
+"$STRUX" predict --model "$WORK/l2.h5" --data "$WORK/im_test.svm" --out "$WORK/l2.paths" \
+    --format paths 2>/dev/null &&
+    "$STRUX" predict --model "$WORK/pre.h5" --data "$WORK/im_test_l2.svm" --out "$WORK/pre.paths" \
+        --format paths 2>/dev/null &&
+    $PY - "$WORK" "$IM/ImCLEF07A.labels" <<'PY'
+import sys
+w, labels = sys.argv[1], sys.argv[2]
+path = {l.split()[0]: l.split()[4] for l in open(labels) if l.strip()}
+ids = [l.split(",") for l in open(w + "/l2.pred").read().split()]
+named = open(w + "/l2.paths").read().split()
+plain = open(w + "/pre.paths").read().split()
+# single-label: the closure is one root path, ascending ids = top down (ids grow with depth)
+ok = len(ids) == len(named) == len(plain) == 100 and all(
+    n == path[c[-1]] and p == "/".join(c) for c, n, p in zip(ids, named, plain))
+print(f"# first: ids {','.join(ids[0])} -> {named[0]} (names) / {plain[0]} (ids)")
+sys.exit(0 if ok else 1)
+PY
+ok $? "predict --format paths: the .labels path of the predicted leaf, or its ids joined by /"
+expect_fail 2 "--format tree: expected ids or paths" "predict --format with another value" -- \
+    "$STRUX" predict --model "$WORK/l2.h5" --data "$WORK/im_test.svm" --out "$WORK/x.pred" --format tree
+
 # strux_model.py does not read hierarchy models yet: the multilabel task on the same rows
 "$STRUX" train "$WORK/h.ini" --quiet --set data.train="$WORK/im.svm" --set data.test= \
     --set task.type=multilabel --set data.n_labels=97 --set data.normalize=l2 --set solver.epochs=3 \
