@@ -88,6 +88,8 @@ class Model:
         self.bias = float(self.config.get("data", "bias", fallback="0"))
         if self.config.get("model", "bias", fallback="regularised") == "none":
             self.bias = 0.0  # model.bias = none: no bias column, whatever data.bias says
+        # data.normalize = l2: each row's features divided by their l2 norm, as strux reads them
+        self.normalize = self.config.get("data", "normalize", fallback="none") == "l2"
         self.n_rows, self.dim = self.weights.shape
         # the data's own feature columns: the bias column is the model's last when bias > 0
         self.data_dim = self.dim - (1 if self.bias > 0 else 0)
@@ -108,7 +110,14 @@ class Model:
             for r in range(lo, hi):
                 a, b = data.indptr[r], data.indptr[r + 1]
                 cols[r - lo, : b - a] = data.indices[a:b]
-                vals[r - lo, : b - a] = data.values[a:b]
+                v = data.values[a:b].astype(np.float64)
+                if self.normalize and b > a:
+                    # dataset.c strux_dataset_normalize_rows: a sequential double sum of squares,
+                    # v * (1 / sqrt(ss)) rounded back to float32
+                    ss = np.cumsum(v * v)[-1]
+                    if ss > 0:
+                        v = (v * (1 / np.sqrt(ss))).astype(np.float32).astype(np.float64)
+                vals[r - lo, : b - a] = v
             s = np.zeros((hi - lo, self.n_rows))
             # position by position: each example's sum runs over its non-zeros in order; padded
             # positions add 0 * w = +-0, which leaves every sum unchanged

@@ -54,6 +54,9 @@ typedef struct strux_read_options {
                              space is unlabeled; two label ids. LIBSVM text only. */
     const char *dim_origin; /* what set dim, ending the error of an index above it (" of the
                                model M ..."); NULL: the header or the config */
+    int normalize;          /* nonzero (data.normalize = l2): each row's features divided by
+                               their l2 norm after reading, the bias left alone (all-zero rows
+                               stay zero); strux_io_dataset_load applies it */
 } strux_read_options;
 
 /* ---- one text line reader (data/text.c) under every text format: LIBSVM/XMC, SVM-hmm, and
@@ -192,6 +195,10 @@ void strux_dataset_fingerprint(const strux_dataset *ds, int64_t halves[2]);
 void strux_dataset_col_maxabs(const strux_dataset *ds, double *out);
 /* Multiply feature column j by factor[j] (the bias column is left alone). */
 void strux_dataset_scale_cols(strux_dataset *ds, const double *factor);
+/* data.normalize = l2: divide every row's feature values by their l2 norm (sum of squares in
+ * double over the stored values in row order, the bias column excluded and kept as it is; an
+ * all-zero row stays zero). */
+void strux_dataset_normalize_rows(strux_dataset *ds);
 
 /* A spanning-tree ensemble over the labels (task.type = rta, specs/rta.md §1.5-1.6) as plain
  * arrays: what a model file stores under /rta so predict and eval rebuild the ensemble instead of

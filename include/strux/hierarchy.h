@@ -196,6 +196,13 @@ struct strux_task;
  * STRUX_ERR_INTERNAL for another task or before check. */
 strux_status strux_task_hierarchy_state(const struct strux_task *t, const strux_hierarchy **h,
                                         const double **alpha);
+/* How format_label prints (strux predict --format): paths = 0, the closure's ascending file ids
+ * joined by ','; paths = 1, each most specific node as the names of its root path (root and
+ * virtual nodes left out) joined by '/', the paths joined by ','. names[id] (n_names entries,
+ * borrowed, NULL entries allowed; names may be NULL) names file id id, else the id is printed.
+ * STRUX_ERR_CONFIG for another task. */
+strux_status strux_task_hierarchy_set_format(struct strux_task *t, int paths, char *const *names,
+                                             int32_t n_names);
 /* A new α (M finite values ≥ 0; while training the scores then use c_n = √α_n). */
 strux_status strux_task_hierarchy_set_alpha(struct strux_task *t, const double *alpha);
 /* A trained hierarchy task as the model file keeps it (/hierarchy, docs/model-format.md): the

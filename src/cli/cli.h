@@ -22,6 +22,7 @@ typedef struct strux_data_options {
     int64_t n_labels; /* 0: from the header or the data */
     double bias;      /* > 0: constant feature appended to every example */
     char scale[STRUX_OPT_STR]; /* none | maxabs: per-feature scaling learnt on the training data */
+    char normalize[STRUX_OPT_STR]; /* none | l2: row l2 normalisation of every data file read */
     int64_t max_features; /* largest feature index accepted; 0: the header's D, else 2^31 - 3 */
 } strux_data_options;
 

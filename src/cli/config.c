@@ -36,7 +36,10 @@ static const strux_opt_spec data_specs[] = {
     {"data.test", STRUX_OPT_STRING, offsetof(strux_data_options, test), "", 0, 0, NULL,
      "held-out data evaluated after training (empty: none)"},
     {"data.label_names", STRUX_OPT_STRING, offsetof(strux_data_options, label_names), "", 0, 0,
-     NULL, "file of `id name` lines stored in the model as label names (empty: none)"},
+     NULL, "file of `id name` lines stored in the model as label names (also the shared "
+     ".labels layout `id parent depth is_leaf a/b/c`: the name is the path's last segment; "
+     "hierarchy ids are node ids, `strux predict --format paths` prints root paths of them; "
+     "empty: none)"},
     {"data.weights", STRUX_OPT_STRING, offsetof(strux_data_options, weights), "", 0, 0, NULL,
      "loss weights of the training examples: a text file of one number >= 0 per line, one line "
      "per example in file order; the objective becomes (λ/2)||w||² + (1/W)·Σ v_i·ℓ_i with W = Σ "
@@ -58,6 +61,11 @@ static const strux_opt_spec data_specs[] = {
      "feature scaling: maxabs divides every feature by its largest |value| in the training data "
      "(keeps sparsity); the factors are folded into the exported weights, so the model applies "
      "to unscaled data"},
+    {"data.normalize", STRUX_OPT_CHOICE, offsetof(strux_data_options, normalize), "none", 0, 0,
+     "none|l2",
+     "row normalisation: l2 divides every example's features (not the bias) by their l2 norm, "
+     "in training and in every file scored with the model (predict and eval read it from the "
+     "model's stored configuration); applied before data.scale"},
     {NULL},
 };
 

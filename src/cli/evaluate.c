@@ -39,6 +39,7 @@ strux_read_options strux_cli_heldout_read_options(const strux_comm *comm,
         .bias = b,
         .max_features = (int32_t)o->data.max_features,
         .binary_labels = strcmp(o->task.type, "binary") == 0,
+        .normalize = strcmp(o->data.normalize, "l2") == 0, /* as the training data */
     };
     return ro;
 }
@@ -175,32 +176,37 @@ static strux_status load(strux_comm *comm, const char *model_path, const char *d
     return strux_comm_agree(comm, strux_task_export(lm->task, NULL));
 }
 
-/* --model M --data D [--out P]; out_path may be NULL when --out is not accepted. */
+/* --model M --data D [--out P] [--format F]; out and format may be NULL when not accepted. */
 static strux_status parse(int argc, char **argv, const char **model, const char **data,
-                          const char **out, const char *usage)
+                          const char **out, const char **format, const char *usage)
 {
     *model = *data = NULL;
     if (out) *out = NULL;
+    if (format) *format = "ids";
     for (int k = 1; k < argc; k++) {
-        const char **slot = strcmp(argv[k], "--model") == 0        ? model
-                            : strcmp(argv[k], "--data") == 0       ? data
-                            : out && strcmp(argv[k], "--out") == 0 ? out
-                                                                   : NULL;
+        const char **slot = strcmp(argv[k], "--model") == 0              ? model
+                            : strcmp(argv[k], "--data") == 0             ? data
+                            : out && strcmp(argv[k], "--out") == 0       ? out
+                            : format && strcmp(argv[k], "--format") == 0 ? format
+                                                                         : NULL;
         STRUX_CHECK(slot && k + 1 < argc, STRUX_ERR_CONFIG, "usage: %s", usage);
         *slot = argv[++k];
     }
     STRUX_CHECK(*model && *data && (!out || *out), STRUX_ERR_CONFIG, "usage: %s", usage);
+    STRUX_CHECK(!format || strcmp(*format, "ids") == 0 || strcmp(*format, "paths") == 0,
+                STRUX_ERR_CONFIG, "--format %s: expected ids or paths (usage: %s)", *format, usage);
     return STRUX_OK;
 }
 
 int strux_cmd_predict(strux_comm *comm, int argc, char **argv)
 {
-    const char *model, *data, *out;
+    const char *model, *data, *out, *format;
     loaded_model lm = {0};
     strux_scores sc;
-    strux_status st =
-        strux_comm_agree(comm, parse(argc, argv, &model, &data, &out,
-                                     "strux predict --model MODEL --data DATA --out PREDICTIONS"));
+    strux_status st = strux_comm_agree(
+        comm, parse(argc, argv, &model, &data, &out, &format,
+                    "strux predict --model MODEL --data DATA --out PREDICTIONS "
+                    "[--format ids|paths]"));
     if (st == STRUX_OK) {
         /* before reading anything: --out must not be an input, a device, a FIFO or a directory */
         const char *inputs[] = {model, data};
@@ -208,6 +214,9 @@ int strux_cmd_predict(strux_comm *comm, int argc, char **argv)
         st = strux_comm_agree(comm, st);
     }
     if (st == STRUX_OK) st = load(comm, model, data, &lm);
+    if (st == STRUX_OK && strcmp(format, "paths") == 0) /* names: the model's data.label_names */
+        st = strux_comm_agree(comm, strux_task_hierarchy_set_format(lm.task, 1, lm.info.label_names,
+                                                                    lm.info.n_labels));
     if (st == STRUX_OK) st = score(comm, &lm, out, &sc);
     if (st == STRUX_OK)
         strux_log(STRUX_LOG_INFO, "%lld predictions written to %s", (long long)lm.data->n_global,
@@ -222,7 +231,7 @@ int strux_cmd_eval(strux_comm *comm, int argc, char **argv)
     loaded_model lm = {0};
     strux_scores sc;
     strux_status st = strux_comm_agree(
-        comm, parse(argc, argv, &model, &data, NULL, "strux eval --model MODEL --data DATA"));
+        comm, parse(argc, argv, &model, &data, NULL, NULL, "strux eval --model MODEL --data DATA"));
     if (st == STRUX_OK) st = load(comm, model, data, &lm);
     if (st == STRUX_OK) st = score(comm, &lm, NULL, &sc);
     if (st == STRUX_OK) strux_cli_print_scores(comm, &sc);

@@ -7,6 +7,7 @@
  * can fail on one rank is followed by an error agreement, so all ranks stop together with the
  * failing rank's message. */
 #include "cli.h"
+#include "strux/hierarchy.h"
 
 #include "strux_git.h"
 
@@ -174,6 +175,7 @@ static strux_status load_training_data(train_run *r)
         .max_features = (int32_t)r->opt.data.max_features,
         .n_blocks = (int32_t)r->opt.solver.blocks,
         .binary_labels = strcmp(r->opt.task.type, "binary") == 0,
+        .normalize = strcmp(r->opt.data.normalize, "l2") == 0,
     };
     double t0 = strux_time_now();
     strux_comm_set_phase(r->comm, "reading the training data");
@@ -314,12 +316,30 @@ static strux_status check_model_fits(train_run *r, int32_t n_rows, int64_t n_ext
     return STRUX_OK;
 }
 
+/* task.type = hierarchy: label ids are node ids, so with data.n_labels = 0 the label count is
+ * the hierarchy's (largest node id + 1), not the training data's largest id: held-out files and
+ * the model's label space may name nodes the training rows never do. Every rank holds the same
+ * hierarchy, so the count agrees. */
+static void hierarchy_label_count(train_run *r)
+{
+    const strux_hierarchy *h = NULL;
+    const double *alpha = NULL;
+    if (r->opt.data.n_labels > 0) return; /* the configured count stands */
+    if (strux_task_hierarchy_state(r->task, &h, &alpha) != STRUX_OK) {
+        strux_error_clear(); /* not reached after a successful check */
+        return;
+    }
+    int64_t top = h->n_file > 0 ? h->find_id[h->n_file - 1] : -1;
+    if (top >= r->train->n_labels && top < INT32_MAX) r->train->n_labels = (int32_t)(top + 1);
+}
+
 static strux_status set_up(train_run *r)
 {
     strux_comm_set_phase(r->comm, "set-up");
     strux_status st = strux_task_create(&r->opt.task, &r->task);
     if (st == STRUX_OK) st = strux_task_check(r->task, r->train);
     STRUX_TRY(strux_comm_agree(r->comm, st));
+    if (strcmp(r->opt.task.type, "hierarchy") == 0) hierarchy_label_count(r);
     STRUX_TRY(task_sync(r));
     int32_t n_rows = 0;
     int64_t n_extra = 0;

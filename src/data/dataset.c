@@ -177,6 +177,19 @@ void strux_dataset_scale_cols(strux_dataset *ds, const double *factor)
             ds->x.val[p] = (float)(ds->x.val[p] * factor[ds->x.col[p]]);
 }
 
+void strux_dataset_normalize_rows(strux_dataset *ds)
+{
+    for (int64_t i = 0; i < ds->x.n_rows; i++) {
+        double ss = 0;
+        for (int64_t p = ds->x.ptr[i]; p < ds->x.ptr[i + 1]; p++)
+            if (ds->x.col[p] != ds->bias_col) ss += (double)ds->x.val[p] * ds->x.val[p];
+        if (ss <= 0) continue;
+        double f = 1 / sqrt(ss);
+        for (int64_t p = ds->x.ptr[i]; p < ds->x.ptr[i + 1]; p++)
+            if (ds->x.col[p] != ds->bias_col) ds->x.val[p] = (float)(ds->x.val[p] * f);
+    }
+}
+
 strux_status strux_label_names_read(const char *path, int32_t n_labels, char ***names)
 {
     FILE *f = fopen(path, "r");
@@ -202,6 +215,16 @@ strux_status strux_label_names_read(const char *path, int32_t n_labels, char ***
                                  "%s:%lld: label id %ld is not below the label count %d", path, ln,
                                  id, n_labels);
             break;
+        }
+        /* the shared .labels layout, `id parent_id depth is_leaf a/b/c`: the name is the path's
+         * last segment (hierarchy predict --format paths joins the segments again) */
+        long parent, depth, leaf;
+        int used = 0;
+        char path[4096];
+        if (sscanf(end, "%ld %ld %ld %4095s%n", &parent, &depth, &leaf, path, &used) == 4 &&
+            end[used + strspn(end + used, " \t")] == '\0' && (leaf == 0 || leaf == 1)) {
+            char *seg = strrchr(path, '/');
+            end = seg ? seg + 1 : path;
         }
         strux_free(&(*names)[id]);
         st = strux_strdup(&(*names)[id], end);

@@ -244,7 +244,12 @@ strux_status strux_io_dataset_read(const char *path, const strux_read_options *o
 strux_status strux_io_dataset_load(const char *path, const strux_read_options *opt,
                                    strux_dataset **out)
 {
-    if (strux_io_is_hdf5(path)) return strux_io_dataset_read(path, opt, out);
-    if (strux_dataset_is_svmhmm(path)) return strux_dataset_read_svmhmm(path, opt, out);
-    return strux_dataset_read_libsvm(path, opt, out);
+    if (strux_io_is_hdf5(path))
+        STRUX_TRY(strux_io_dataset_read(path, opt, out));
+    else if (strux_dataset_is_svmhmm(path))
+        STRUX_TRY(strux_dataset_read_svmhmm(path, opt, out));
+    else
+        STRUX_TRY(strux_dataset_read_libsvm(path, opt, out));
+    if (opt->normalize) strux_dataset_normalize_rows(*out);
+    return STRUX_OK;
 }

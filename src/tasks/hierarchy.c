@@ -36,6 +36,10 @@ typedef struct hier_data {
     hier_model model;
     hier_loss_kind loss;        /* resolved (never L_AUTO after finalise) */
     int multi;                  /* resolved label space */
+    int paths;                  /* format_label: most specific nodes as root paths (predict
+                                   --format paths), else the closure's ids */
+    char *const *names;         /* [n_names] node names by file id (borrowed; NULL: ids) */
+    int32_t n_names;
     int prune, fresh, stop;     /* task.prune, task.lp_start = fresh, partial_paths = stop */
     strux_hierarchy *h;         /* the hierarchy, stop leaves included */
     strux_hier_infer *inf;      /* oracle workspace */
@@ -843,12 +847,61 @@ static int cmp_i64(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* Append text to buf (capacity n) at *used. */
+static strux_status put_text(char *buf, size_t n, size_t *used, const char *text)
+{
+    size_t k = strlen(text);
+    STRUX_CHECK(*used + k < n, STRUX_ERR_INTERNAL, "label text longer than %zu bytes", n);
+    memcpy(buf + *used, text, k + 1);
+    *used += k;
+    return STRUX_OK;
+}
+
+/* Node v's name: data.label_names' entry for its file id, else the id. */
+static const char *node_name(const hier_data *d, int32_t v, char *tmp, size_t n)
+{
+    int64_t id = d->h->node_id[v];
+    if (d->names && id < d->n_names && d->names[id]) return d->names[id];
+    snprintf(tmp, n, "%lld", (long long)id);
+    return tmp;
+}
+
+/* --format paths: each most specific counted node of y (a member none of whose counted children is
+ * one; a stop leaf prints as its node) as the names from below the root down to it joined by '/'
+ * (on a DAG along first parents), the paths in ascending node order joined by ','. */
+static strux_status format_paths(hier_data *d, const strux_label *y, char *buf, size_t n)
+{
+    const strux_hierarchy *h = d->h;
+    size_t used = 0;
+    int first = 1;
+    buf[0] = '\0';
+    for (int32_t v = 0; v < d->M; v++) {
+        if (!y->y[v] || !counted(h, v)) continue;
+        int specific = 1;
+        for (int64_t e = h->child_ptr[v]; e < h->child_ptr[v + 1] && specific; e++)
+            if (y->y[h->child_idx[e]] && counted(h, h->child_idx[e])) specific = 0;
+        if (!specific) continue;
+        int32_t k = 0; /* the path, bottom up, into d->set2 */
+        for (int32_t u = v; u > 0 && counted(h, u); u = h->parent_idx[h->parent_ptr[u]])
+            d->set2[k++] = u;
+        if (!first) STRUX_TRY(put_text(buf, n, &used, ","));
+        first = 0;
+        for (int32_t j = k - 1; j >= 0; j--) {
+            char tmp[32];
+            STRUX_TRY(put_text(buf, n, &used, node_name(d, d->set2[j], tmp, sizeof tmp)));
+            if (j) STRUX_TRY(put_text(buf, n, &used, "/"));
+        }
+    }
+    return STRUX_OK;
+}
+
 /* The predicted closure as in the data files: ascending file ids of the counted nodes. */
 static strux_status hier_format_label(const strux_task *t, const strux_label *y, char *buf,
                                       size_t n)
 {
     hier_data *d = t->data;
     const strux_hierarchy *h = d->h;
+    if (d->paths) return format_paths(d, y, buf, n);
     STRUX_TRY(ensure_ids(d, d->M));
     int64_t k = 0;
     for (int32_t v = 0; v < d->M; v++)
@@ -962,6 +1015,19 @@ strux_status strux_task_hierarchy_state(const struct strux_task *t, const strux_
 int strux_task_hierarchy_learns_alpha(const strux_task *t)
 {
     return t->ops == &hierarchy_ops && ((const hier_data *)t->data)->model == H_SSVM;
+}
+
+strux_status strux_task_hierarchy_set_format(strux_task *t, int paths, char *const *names,
+                                             int32_t n_names)
+{
+    STRUX_CHECK(t->ops == &hierarchy_ops, STRUX_ERR_CONFIG,
+                "--format paths needs a hierarchy model (task.type = hierarchy), not task %s",
+                t->type_name);
+    hier_data *d = t->data;
+    d->paths = paths;
+    d->names = names;
+    d->n_names = names ? n_names : 0;
+    return STRUX_OK;
 }
 
 strux_status strux_task_hierarchy_set_alpha(strux_task *t, const double *alpha)

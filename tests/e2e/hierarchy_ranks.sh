@@ -1,0 +1,118 @@
+# tests/e2e/hierarchy_ranks.sh - the hierarchy task gives the same answer at -np 1, 2 and 4 (split
+# out of hierarchy.sh to keep each file well under a minute on a loaded machine), on small cuts of
+# the shared data (the first 200 rows of imclef07a: single-label tree; of funcat_cellcycle:
+# multi-label tree with paths that end at internal nodes, so stop leaves) and on a seeded random
+# multi-label DAG:
+#   - nhsvm with sgd on both trees, with sdca at solver.blocks = 4 on the multi-label one, and on
+#     the DAG (task.lp_start = fresh) at -np 1, 2 and 4; flat and hsvm (the same distributed code
+#     with other α and losses) with sgd on both trees at -np 1 and 4: the same weights (1e-9
+#     relative) and the same test_* scores at every rank count (2 epochs: every example's oracle
+#     and update runs twice);
+#   - for nhsvm sgd and the DAG the model alone predicts (it holds its hierarchy, stop leaves
+#     included) at -np 1 and 4, the same labels. data.n_labels is never set: task hierarchy takes
+#     it from the hierarchy.
+# (ssvm: tests/e2e/hier_ssvm.sh and tests/mpi/hier_ssvm.sh.)
+. tests/common/tap.sh
+IM=$STRUX_DATA/imclef07a
+FC=$STRUX_DATA/funcat_cellcycle
+gzip -dc "$IM/ImCLEF07A_train.svm.gz" | head -n 200 >"$WORK/im.svm"
+gzip -dc "$IM/ImCLEF07A_test.svm.gz" | head -n 100 >"$WORK/im_test.svm"
+gzip -dc "$FC/cellcycle_FUN_train.svm.gz" | head -n 200 >"$WORK/fc.svm"
+gzip -dc "$FC/cellcycle_FUN_test.svm.gz" | head -n 100 >"$WORK/fc_test.svm"
+# a random DAG (ids 0..29, root 0, some second parents) and multi-label rows planted on it
+$PY - "$WORK" <<'PY'
+import sys, random
+w = sys.argv[1]
+r = random.Random(14)
+par = {0: []}
+for i in range(1, 30):
+    ps = {r.randrange(max(0, i - 8), i)}
+    if i > 3 and r.random() < 0.3: ps.add(r.randrange(0, i))
+    par[i] = sorted(ps)
+with open(w + "/dag.hier", "w") as f:
+    for c in range(1, 30):
+        for p in par[c]: f.write(f"{p} {c}\n")
+kids = {i: [c for c in par if i in par[c]] for i in par}
+leaves = [i for i in par if not kids[i]]
+def closure(s):
+    out, st = set(), list(s)
+    while st:
+        n = st.pop()
+        if n not in out: out.add(n); st.extend(par[n])
+    return out
+cent = {l: [r.gauss(0, 1) for _ in range(10)] for l in leaves}
+for name, n in (("dag.svm", 150), ("dag_test.svm", 60)):
+    with open(w + "/" + name, "w") as f:
+        for _ in range(n):
+            ls = r.sample(leaves, r.choice([1, 1, 2]))
+            x = [sum(cent[l][j] for l in ls) + r.gauss(0, 0.5) for j in range(10)]
+            lab = sorted(closure(ls) - {0})
+            f.write(",".join(map(str, lab)) + " " + " ".join(f"{j+1}:{v:.4f}" for j, v in enumerate(x)) + "\n")
+PY
+ok $? "random DAG data written"
+printf '[surrogate]\ntype = margin\n' >"$WORK/h.ini"
+
+train() { # train NP NAME TRAIN HIER TEST [--set ...]: model $WORK/NAME.h5 (predictions NAME.pred
+    local np=$1 name=$2 tr=$3 hier=$4 te=$5 # at -np 1 and 4)
+    shift 5
+    local run="$MPIRUN -np $np"
+    [ $np = 1 ] && run= # one rank: no launcher (the same code, a singleton communicator)
+    $run "$STRUX" train "$WORK/h.ini" --quiet --set data.train="$tr" --set data.test="$te" \
+        --set task.type=hierarchy --set task.hierarchy="$hier" --set solver.lambda=1e-3 \
+        --set solver.epochs=2 --set solver.tol=0 --set solver.seed=3 --set data.bias=1 \
+        --set output.eval_every=0 --set output.model="$WORK/$name.h5" \
+        --set output.metrics="$WORK/$name.jsonl" "$@" >"$WORK/$name.out" 2>"$WORK/$name.err" || return 1
+    [ $np = 2 ] || [ -n "${NOPRED:-}" ] && return 0
+    $run "$STRUX" predict --model "$WORK/$name.h5" --data "$te" \
+        --out "$WORK/$name.pred" 2>>"$WORK/$name.err"
+}
+
+close() { # close A B: weights of A.h5 and B.h5 equal to 1e-9 relative, test scores identical,
+    $PY - "$WORK/$1" "$WORK/$2" <<'PY' # predictions identical where both were written
+import sys, h5py, numpy as np, json, os
+a = h5py.File(sys.argv[1] + ".h5", "r")["weights"][:]
+b = h5py.File(sys.argv[2] + ".h5", "r")["weights"][:]
+rel = np.abs(a - b).max() / max(np.abs(a).max(), 1e-300)
+last = lambda p: [json.loads(l) for l in open(p + ".jsonl") if l.strip()][-1]
+ta = {k: v for k, v in last(sys.argv[1]).items() if k.startswith("test_")}
+tb = {k: v for k, v in last(sys.argv[2]).items() if k.startswith("test_")}
+same = len(ta) > 0 and ta == tb
+pa, pb = sys.argv[1] + ".pred", sys.argv[2] + ".pred"
+if os.path.exists(pb):
+    same = same and open(pa).read() == open(pb).read() and len(open(pa).read().split()) > 0
+print(f"# max relative weight difference {rel:.3g}, test scores {'and predictions ' if os.path.exists(pb) else ''}"
+      f"{'identical' if same else 'differ'} {ta}")
+sys.exit(0 if a.shape == b.shape and rel <= 1e-9 and same else 1)
+PY
+}
+
+for data in im fc; do
+    if [ $data = im ]; then H=$IM/ImCLEF07A.hier; else H=$FC/cellcycle_FUN.hier; fi
+    runs="nhsvm:sgd:1,2,4 flat:sgd:1,4 hsvm:sgd:1,4"
+    [ $data = fc ] && runs="$runs nhsvm:sdca:1,2,4" # sdca on one model keeps the test short
+    for run in $runs; do
+        IFS=: read -r model solver nps <<<"$run"
+        NOPRED=x
+        [ $model:$solver = nhsvm:sgd ] && NOPRED=
+        name=${data}_${model}_${solver}
+        for np in ${nps//,/ }; do
+            NOPRED=$NOPRED train $np "${name}_$np" "$WORK/$data.svm" "$H" "$WORK/${data}_test.svm" \
+                --set task.model=$model --set solver.type=$solver --set solver.blocks=4 ||
+                { ok 1 "$data $model $solver -np $np trains and predicts"; head -n 5 "$WORK/${name}_$np.err" | diag; }
+        done
+        out=$(for np in ${nps//,/ }; do [ $np = 1 ] || close ${name}_1 ${name}_$np || exit 1; done)
+        ok $? "$data $model $solver: -np ${nps//,/, } give the same weights, scores and predictions"
+        echo "$out" | diag
+    done
+done
+for np in 1 2 4; do
+    train $np "dag_$np" "$WORK/dag.svm" "$WORK/dag.hier" "$WORK/dag_test.svm" \
+        --set task.model=nhsvm --set solver.type=sgd --set task.lp_start=fresh ||
+        { ok 1 "DAG nhsvm -np $np trains and predicts"; head -n 5 "$WORK/dag_$np.err" | diag; }
+done
+out=$(close dag_1 dag_2 && close dag_1 dag_4)
+ok $? "DAG nhsvm: -np 1, 2, 4 give the same weights, scores and predictions"
+echo "$out" | diag
+grep -q "test_jaccard" "$WORK/dag_1.jsonl" && grep -q "test_jaccard" "$WORK/fc_nhsvm_sgd_1.jsonl" &&
+    grep -q "test_accuracy" "$WORK/im_nhsvm_sgd_1.jsonl"
+ok $? "imclef is read as single-label, funcat and the DAG as multi-label"
