@@ -54,7 +54,7 @@ for rep in 1 2; do
 done
 for kind in label_major:double feature_major:double feature_major:float; do
     IFS=: read -r lay prec <<<"$kind"
-    s=$($PY -c "import statistics; print(statistics.median([${sec[$kind,1]}, ${sec[$kind,2]}]))")
+    s=$($PY -c "import statistics; print(f'{statistics.median([${sec[$kind,1]}, ${sec[$kind,2]}]):.3f}')")
     bytes=$([ "$prec" = float ] && echo 4 || echo 8)
     gbs=$($PY -c "print(f'{$ROWS * 100 * 100 * $bytes / $s / 1e9:.2f}')")
     echo "| $lay | $prec | $s | $gbs | $triad |"
