@@ -4,7 +4,10 @@
  * computes a weight's address. A row is w_k = s_k·v_k, a stored vector v_k and a per-row scale s_k,
  * so scaling a row is O(1) and scaling the model O(n_rows + n_extra) (SGD's shrink, the hierarchy's
  * V = U/√α). The rows are stored label-major (v[k·dim + j]) or feature-major (v[j·n_rows + k],
- * LIBLINEAR's multi-class layout: an example touches nnz contiguous runs of n_rows), in double or
+ * LIBLINEAR's multi-class layout: an example touches nnz contiguous runs of n_rows) or sparse
+ * (per row its non-zeros as ascending int32 columns and values, grown by the columns the kernels
+ * add: about nnz × (4 + value size) bytes plus 24 per row; a row that fills past dim·size/(4 +
+ * size) entries, 2/3 of dim for double and 1/2 for float, is stored dense), in double or
  * float (float stores, every sum accumulates in double); the free parameters are always double.
  * Every kernel is Not Collective; a model is replicated on every rank (the callers reduce). */
 #ifndef STRUX_MODEL_H
@@ -16,7 +19,8 @@ typedef struct strux_model strux_model;
 
 typedef enum strux_layout {
     STRUX_LAYOUT_LABEL_MAJOR = 0,  /* row k contiguous */
-    STRUX_LAYOUT_FEATURE_MAJOR = 1 /* feature j's n_rows weights contiguous */
+    STRUX_LAYOUT_FEATURE_MAJOR = 1, /* feature j's n_rows weights contiguous */
+    STRUX_LAYOUT_SPARSE = 2         /* per row: sorted columns and values, dense when full */
 } strux_layout;
 
 typedef enum strux_precision {
@@ -35,7 +39,7 @@ typedef struct strux_model_kind {
 /* Options of section [model]. */
 typedef struct strux_model_options {
     char bias[STRUX_OPT_STR];      /* model.bias: none | regularised | free */
-    char layout[STRUX_OPT_STR];    /* model.layout: auto | label_major | feature_major */
+    char layout[STRUX_OPT_STR];    /* model.layout: auto | label_major | feature_major | sparse */
     char precision[STRUX_OPT_STR]; /* model.precision: double | float */
 } strux_model_options;
 extern const strux_opt_spec strux_model_opt_specs[]; /* section [model] */
@@ -118,7 +122,8 @@ typedef struct strux_model_buffer {
     strux_precision precision;
 } strux_model_buffer;
 /* The stored values with every row scale folded in; after writing into them (an allreduce) call
- * strux_model_refresh. */
+ * strux_model_refresh. The sparse layout has no such buffer: v is NULL, n_v 0 and the error
+ * (strux_error_message) is STRUX_ERR_UNSUPPORTED; copy it into a dense model to reduce it. */
 strux_model_buffer strux_model_storage(strux_model *m);
 /* Recompute the row norms after the storage was written directly. */
 void strux_model_refresh(strux_model *m);

@@ -384,6 +384,18 @@ done:
 strux_status strux_solver_allreduce_model(strux_solver *s, strux_model *m)
 {
     if (strux_comm_size(s->comm) == 1) return STRUX_OK;
+    strux_model_kind kind = strux_model_kind_of(m);
+    if (kind.layout == STRUX_LAYOUT_SPARSE) { /* no dense buffer: summed through a dense copy */
+        strux_model *dense;
+        kind.layout = STRUX_LAYOUT_LABEL_MAJOR;
+        STRUX_TRY(strux_model_create(strux_model_n_rows(m), strux_model_dim(m),
+                                     strux_model_n_extra(m), kind, &dense));
+        strux_status st = strux_model_copy(dense, m);
+        if (st == STRUX_OK) st = strux_solver_allreduce_model(s, dense);
+        if (st == STRUX_OK) st = strux_model_copy(m, dense);
+        strux_model_destroy(&dense);
+        return st;
+    }
     strux_model_buffer b = strux_model_storage(m);
     STRUX_TRY(b.precision == STRUX_PRECISION_FLOAT
                   ? strux_comm_allreduce_sum_float(s->comm, b.v, b.n_v)
