@@ -41,6 +41,7 @@ typedef struct strux_model_options {
     char bias[STRUX_OPT_STR];      /* model.bias: none | regularised | free */
     char layout[STRUX_OPT_STR];    /* model.layout: auto | label_major | feature_major | sparse */
     char precision[STRUX_OPT_STR]; /* model.precision: double | float */
+    double prune;                  /* model.prune: |w| below it dropped at export (0: none) */
 } strux_model_options;
 extern const strux_opt_spec strux_model_opt_specs[]; /* section [model] */
 
@@ -107,6 +108,11 @@ void strux_model_set_row(strux_model *m, int32_t k, const double *in);
 /* The non-zeros of row k (scale applied) in ascending column order into idx/val (room for dim);
  * returns their count. */
 int32_t strux_model_row_nonzeros(const strux_model *m, int32_t k, int32_t *idx, double *val);
+/* The stored non-zeros of row k (O(dim) dense, O(its entries) sparse). */
+int32_t strux_model_row_nnz(const strux_model *m, int32_t k);
+/* Drop every row weight with |w| < threshold (DiSMEC's pruning; the free parameters stay), the
+ * sparse layout giving back their room; returns how many were dropped. */
+int64_t strux_model_prune(strux_model *m, double threshold);
 /* Weight j of row k. */
 double strux_model_get(const strux_model *m, int32_t k, int32_t j);
 /* The first weight that is NaN or ±Inf as its flat label-major index (free parameters after the

@@ -336,6 +336,12 @@ static strux_status save_model(train_run *r)
     strux_comm_set_phase(r->comm, "writing the model");
     strux_status st = strux_driver_export(r->driver, r->model);
     if (st == STRUX_OK) st = strux_task_export(r->task, r->model);
+    if (st == STRUX_OK && r->opt.model.prune > 0) {
+        int64_t dropped = strux_model_prune(r->model, r->opt.model.prune);
+        strux_log(STRUX_LOG_INFO, "model.prune = %g dropped %lld of %lld weights (%.1f MB left)",
+                  r->opt.model.prune, (long long)dropped, (long long)strux_model_n_w(r->model),
+                  (double)strux_model_bytes(r->model) / 1e6);
+    }
     if (st == STRUX_OK && strux_comm_rank(r->comm) == 0) {
         strux_driver_stamp_info(r->driver);
         st = strux_io_model_save(r->opt.output.model, r->model, &r->info);

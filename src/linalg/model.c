@@ -31,6 +31,11 @@ const strux_opt_spec strux_model_opt_specs[] = {
      0, "double|float",
      "the stored weights: double, or float (half the memory and traffic; every sum still "
      "accumulates in double)"},
+    {"model.prune", STRUX_OPT_DOUBLE, offsetof(strux_model_options, prune), "0", 0, 1e300,
+     NULL,
+     "DiSMEC's pruning: weights with |w| below this are dropped from the model written at the "
+     "end of training (its predictions and test scores are those of the pruned model; 0 keeps "
+     "every weight; DiSMEC uses 0.01). The solvers' own iterates are not pruned between epochs"},
     {NULL},
 };
 
@@ -415,6 +420,29 @@ int32_t strux_model_row_nonzeros(const strux_model *m, int32_t k, int32_t *idx, 
     for (int32_t q = 0; q < n; q++)
         val[q] *= m->s[k];
     return n;
+}
+
+int32_t strux_model_row_nnz(const strux_model *m, int32_t k)
+{
+    return m->ops->row(m, k, m->ridx, m->rval);
+}
+
+int64_t strux_model_prune(strux_model *m, double threshold)
+{
+    int64_t dropped = 0;
+    for (int32_t k = 0; k < m->n_rows; k++) {
+        int32_t n = m->ops->row(m, k, m->ridx, m->rval), kept = 0;
+        double t = threshold / fabs(m->s[k]); /* |s_k·v| < threshold */
+        for (int32_t q = 0; q < n; q++)
+            if (fabs(m->rval[q]) >= t) {
+                m->ridx[kept] = m->ridx[q];
+                m->rval[kept++] = m->rval[q];
+            }
+        if (kept == n) continue;
+        dropped += n - kept;
+        m->ops->set_row(m, k, kept, m->ridx, m->rval);
+    }
+    return dropped;
 }
 
 double strux_model_get(const strux_model *m, int32_t k, int32_t j)

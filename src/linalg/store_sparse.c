@@ -4,7 +4,8 @@
  * nnz × (4 + value size) bytes plus 24 per row. A row whose entries would pass dense_at =
  * dim·size/(4 + size) (where the sparse row would take more bytes than a dense one: 2/3 of dim
  * for double, 1/2 for float) is stored dense from then on, until set_row gives it fewer than
- * half of that. The kernels come from store_sparse_t.h once per stored type. A row that cannot
+ * half of that; set_row (pruning, copies) gives back room when a row keeps under half of it.
+ * The kernels come from store_sparse_t.h once per stored type. A row that cannot
  * grow (out of memory inside a kernel that returns nothing) stops the process with exit code 5
  * and a message naming the row and the bytes held. */
 #include "model_impl.h"
@@ -31,15 +32,15 @@ static inline int64_t x_end(const strux_model *m, const strux_csr *x, int64_t r)
 /* First i in [lo, n) with idx[i] ≥ j (n when none), by binary search / by a linear scan. */
 static inline int32_t lower_bound(const int32_t *idx, int32_t lo, int32_t n, int32_t j)
 {
-    int32_t hi = n;
-    while (lo < hi) {
-        int32_t mid = lo + (hi - lo) / 2;
-        if (idx[mid] < j)
-            lo = mid + 1;
-        else
-            hi = mid;
+    if (lo >= n) return n;
+    const int32_t *base = idx + lo;
+    int32_t len = n - lo;
+    while (len > 1) { /* branch-free halving (a conditional move per step) */
+        const int32_t half = len / 2;
+        base = base[half] < j ? base + half : base;
+        len -= half;
     }
-    return lo;
+    return (int32_t)(base - idx) + (*base < j);
 }
 
 static inline int32_t advance(const int32_t *idx, int32_t i, int32_t n, int32_t j)
@@ -72,6 +73,22 @@ static void reserve(strux_model *m, int32_t k, int32_t n)
         strux_realloc_array(&row->val, (size_t)cap, VALUE_SIZE(m)) != STRUX_OK)
         grow_failed(m, k, cap);
     row->cap = (int32_t)cap;
+}
+
+/* Sparse row k's room cut to n entries when n is under half of it (pruning, set_row). */
+static void fit(strux_model *m, int32_t k, int32_t n)
+{
+    strux_sparse_row *row = &m->rows[k];
+    if (n >= row->cap / 2) return;
+    if (n == 0) {
+        strux_free(&row->idx);
+        strux_free(&row->val);
+    } else {
+        if (strux_realloc_array(&row->idx, (size_t)n, sizeof *row->idx) != STRUX_OK) return;
+        /* val keeps its larger block if a smaller one cannot be had: room for n either way */
+        (void)strux_realloc_array(&row->val, (size_t)n, VALUE_SIZE(m));
+    }
+    row->cap = n;
 }
 
 static void make_dense(strux_model *m, int32_t k);

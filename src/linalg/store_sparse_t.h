@@ -198,6 +198,7 @@ static void NAME(sp_set_row)(strux_model *m, int32_t k, int32_t n, const int32_t
     } else {
         if (row->cap == STRUX_ROW_DENSE) make_sparse(m, k);
         reserve(m, k, nz);
+        fit(m, k, nz);
         T *v = row->val;
         int32_t w = 0;
         for (int32_t q = 0; q < n; q++)

@@ -372,6 +372,43 @@ static void test_sparse_growth(void **state)
     strux_csr_free(&x);
 }
 
+/* DiSMEC's pruning in every kind: |w| < t dropped (row scales applied), non-zeros per row
+ * counted, the free parameters kept; a sparse model gives back room. */
+static void test_prune(void **state)
+{
+    zeros = *state != NULL;
+    for (int q = 0; q < N_KINDS; q++) {
+        strux_model *m;
+        assert_strux_ok(strux_model_create(K, D, E, kinds[q], &m));
+        double w[NW];
+        random_weights(w, 31);
+        test_model_set_flat(m, w);
+        round_to(kinds[q], w);
+        strux_model_scale_row(m, 2, -3.0);
+        for (int j = 0; j < D; j++) w[2 * D + j] *= -3.0;
+        size_t before = strux_model_bytes(m);
+        int64_t want = 0;
+        for (int k = 0; k < K * D; k++)
+            if (w[k] != 0 && fabs(w[k]) < 0.8) {
+                w[k] = 0;
+                want++;
+            }
+        assert_int_equal(strux_model_prune(m, 0.8), want);
+        assert_model_equals(m, w, kinds[q].precision == STRUX_PRECISION_FLOAT ? 1e-6 : 1e-13);
+        for (int32_t k = 0; k < K; k++) {
+            int32_t nz = 0;
+            for (int j = 0; j < D; j++) nz += w[k * D + j] != 0;
+            assert_int_equal(strux_model_row_nnz(m, k), nz);
+        }
+        if (kinds[q].layout == STRUX_LAYOUT_SPARSE)
+            assert_true(strux_model_bytes(m) < before);
+        else
+            assert_int_equal(strux_model_bytes(m), before);
+        assert_int_equal(strux_model_prune(m, 0.8), 0);
+        strux_model_destroy(&m);
+    }
+}
+
 /* model.layout = auto and model.precision pick the kind */
 static void test_choose_kind(void **state)
 {
@@ -402,6 +439,8 @@ int main(void)
         cmocka_unit_test_prestate(test_across_kinds, NULL),
         cmocka_unit_test_prestate(test_across_kinds, "zeros"),
         cmocka_unit_test(test_sparse_growth),
+        cmocka_unit_test_prestate(test_prune, NULL),
+        cmocka_unit_test_prestate(test_prune, "zeros"),
         cmocka_unit_test(test_choose_kind),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
