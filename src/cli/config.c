@@ -112,6 +112,12 @@ static const strux_opt_spec run_specs[] = {
      1e9, NULL,
      "seconds one MPI call of a rank may wait for the others before the job ends with the call, "
      "the phase and the rank that noticed (a rank stopped, killed or hung); 0: wait forever"},
+    {"run.max_memory", STRUX_OPT_DOUBLE, offsetof(strux_job_options, max_memory), "0", 0, 1e12,
+     NULL,
+     "MB of memory a rank may use: a run whose estimate (data, model copies, dual state, caches; "
+     "logged by every rank at start) passes it, or passes the rank's share of the host's "
+     "MemAvailable, stops before allocating with exit code 5, the estimate and the options "
+     "that shrink it; 0: only MemAvailable bounds it"},
     {NULL},
 };
 

@@ -161,6 +161,9 @@ static strux_status scale_features(train_run *r)
 
 static strux_status load_training_data(train_run *r)
 {
+    strux_memory_estimate est;
+    STRUX_TRY(strux_comm_agree(r->comm, strux_cli_memory_before_data(r->comm, &r->opt, &est)));
+    STRUX_TRY(strux_cli_memory_check(r->comm, &r->opt, &est, "before reading the data"));
     strux_read_options ro = {
         .rank = strux_comm_rank(r->comm),
         .n_ranks = strux_comm_size(r->comm),
@@ -256,6 +259,10 @@ static strux_status set_up(train_run *r)
     int32_t n_rows = 0;
     int64_t n_extra = 0;
     if (st == STRUX_OK) st = strux_task_model_shape(r->task, r->train, &n_rows, &n_extra);
+    STRUX_TRY(strux_comm_agree(r->comm, st));
+    strux_memory_estimate est;
+    strux_cli_memory_with_data(r->comm, &r->opt, r->train, r->task, n_rows, n_extra, &est);
+    STRUX_TRY(strux_cli_memory_check(r->comm, &r->opt, &est, "with the data read"));
     strux_model_kind kind = strux_model_choose_kind(&r->opt.model, n_rows);
     if (st == STRUX_OK) st = strux_model_create(n_rows, r->train->dim, n_extra, kind, &r->model);
     if (st == STRUX_OK && strcmp(r->opt.model.bias, "free") == 0)
