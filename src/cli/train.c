@@ -316,13 +316,16 @@ static strux_status set_up(train_run *r)
     STRUX_TRY(strux_comm_agree(r->comm, st));
     strux_log(STRUX_LOG_INFO,
               "task %s, surrogate %s (search %s), solver %s, lambda %g, %lld "
-              "weights (%s, %s: %.1f MB per copy)",
+              "weights (%s, %s: %.1f MB per copy%s)",
               strux_task_name(r->task), strux_surrogate_name(r->search),
               strux_search_name(r->search), strux_solver_name(r->solver), so->lambda,
               (long long)strux_model_n_w(r->model),
               strux_layout_name(strux_model_kind_of(r->model).layout),
               strux_precision_name(strux_model_kind_of(r->model).precision),
-              (double)strux_model_bytes(r->model) / 1e6);
+              (double)strux_model_bytes(r->model) / 1e6,
+              strux_model_kind_of(r->model).layout == STRUX_LAYOUT_SPARSE
+                  ? " so far: it grows with the features its rows see"
+                  : "");
     return STRUX_OK;
 }
 
@@ -356,6 +359,14 @@ static strux_status save_model(train_run *r)
     STRUX_TRY(strux_comm_agree(r->comm, st));
     strux_log(STRUX_LOG_INFO, "model written to %s (%.2fs of training)", r->opt.output.model,
               strux_driver_train_seconds(r->driver));
+    if (strux_model_kind_of(r->model).layout == STRUX_LAYOUT_SPARSE) {
+        int64_t nnz = 0;
+        for (int32_t k = 0; k < strux_model_n_rows(r->model); k++)
+            nnz += strux_model_row_nnz(r->model, k);
+        strux_log(STRUX_LOG_INFO, "sparse model: %lld non-zeros in %zu bytes (%.1f per non-zero)",
+                  (long long)nnz, strux_model_bytes(r->model),
+                  nnz ? (double)strux_model_bytes(r->model) / (double)nnz : 0.0);
+    }
     return STRUX_OK;
 }
 

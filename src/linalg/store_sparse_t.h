@@ -24,7 +24,7 @@ static void NAME(sp_scores)(const strux_model *m, const strux_csr *x, int64_t r,
             int32_t i = 0;
             for (int64_t p = p0; p < pe; p++) {
                 const int32_t j = x->col[p];
-                i = search ? lower_bound(idx, i, nn, j) : advance(idx, i, nn, j);
+                i = search ? find_from(idx, i, nn, j) : advance(idx, i, nn, j);
                 if (i == nn) break;
                 if (idx[i] == j) sum += (double)x->val[p] * (double)v[i];
             }
@@ -65,7 +65,7 @@ static void NAME(sp_add)(strux_model *m, const strux_csr *x, int64_t r, int32_t 
             for (int64_t p = p0; p < pe; p++) {
                 const int32_t j = x->col[p];
                 if (x->val[p] == 0 || (n_new && nc[n_new - 1] == j)) continue;
-                i = search ? lower_bound(row->idx, i, nn, j) : advance(row->idx, i, nn, j);
+                i = search ? find_from(row->idx, i, nn, j) : advance(row->idx, i, nn, j);
                 if (i == nn || row->idx[i] != j) nc[n_new++] = j;
             }
             if ((int64_t)nn + n_new > m->dense_at) {
@@ -98,7 +98,7 @@ static void NAME(sp_add)(strux_model *m, const strux_csr *x, int64_t r, int32_t 
         double dn = 0;
         for (int64_t p = p0; p < pe; p++) {
             const int32_t j = x->col[p];
-            i = search ? lower_bound(idx, i, nn, j) : advance(idx, i, nn, j);
+            i = search ? find_from(idx, i, nn, j) : advance(idx, i, nn, j);
             if (i == nn) break;
             if (idx[i] != j) continue;
             const double old = v[i];

@@ -372,6 +372,65 @@ static void test_sparse_growth(void **state)
     strux_csr_free(&x);
 }
 
+/* Long sparse rows against short x rows (the kernels search a row instead of merging it): rows
+ * with evenly spread columns and with clustered ones (interpolation far off: bisection), x
+ * columns before, inside and after a row's range; scores and additions equal label-major's. */
+static void test_sparse_search(void **state)
+{
+    (void)state;
+    enum { SD = 3000, SK = 3, SN = 200 };
+    strux_model *sp, *de;
+    strux_model_kind sk = {STRUX_LAYOUT_SPARSE, STRUX_PRECISION_DOUBLE};
+    assert_strux_ok(strux_model_create(SK, SD, 0, sk, &sp));
+    assert_strux_ok(strux_model_create(SK, SD, 0, STRUX_MODEL_PLAIN, &de));
+    static double row[SD];
+    strux_rng r;
+    strux_rng_init(&r, 9, 0, 0);
+    for (int k = 0; k < SK; k++) {
+        memset(row, 0, sizeof row);
+        for (int j = 0; j < SD; j++) {
+            int on = k == 0   ? j % 3 == 1                      /* even */
+                     : k == 1 ? (j < 40 || (j > 2900 && j % 2)) /* two clusters */
+                              : (j % 500 < 150 && j % 2 == 0);  /* bands */
+            if (on) row[j] = strux_rng_normal(&r);
+        }
+        strux_model_set_row(sp, k, row);
+        strux_model_set_row(de, k, row);
+    }
+    strux_csr x;
+    assert_strux_ok(strux_csr_alloc(&x, SN, SD, SN * 3));
+    for (int i = 0; i < SN; i++) {
+        x.ptr[i + 1] = x.ptr[i] + 3;
+        int32_t c = (int32_t)(strux_rng_uniform(&r) * 1000);
+        for (int p = 0; p < 3; p++) {
+            x.col[i * 3 + p] = c;
+            x.val[i * 3 + p] = (float)strux_rng_normal(&r);
+            c += 1 + (int32_t)(strux_rng_uniform(&r) * 900);
+            if (c >= SD) c = SD - 3 + p;
+        }
+    }
+    double os[SK], od[SK];
+    const double cs[SK] = {0.5, -1, 2};
+    for (int i = 0; i < SN; i++) {
+        strux_model_scores(sp, &x, i, 0, SK, os);
+        strux_model_scores(de, &x, i, 0, SK, od);
+        assert_memory_equal(os, od, sizeof os);
+        if (i % 10 == 0) { /* a few additions: new columns land inside long rows */
+            strux_model_add(sp, &x, i, 0, SK, 0.1, cs);
+            strux_model_add(de, &x, i, 0, SK, 0.1, cs);
+        }
+    }
+    static double ws[SK * SD], wd[SK * SD];
+    test_model_get_flat(sp, ws);
+    test_model_get_flat(de, wd);
+    assert_memory_equal(ws, wd, sizeof ws);
+    for (int k = 0; k < SK; k++)
+        assert_true(strux_model_row_norm2(sp, k) == strux_model_row_norm2(de, k));
+    strux_csr_free(&x);
+    strux_model_destroy(&sp);
+    strux_model_destroy(&de);
+}
+
 /* DiSMEC's pruning in every kind: |w| < t dropped (row scales applied), non-zeros per row
  * counted, the free parameters kept; a sparse model gives back room. */
 static void test_prune(void **state)
@@ -439,6 +498,7 @@ int main(void)
         cmocka_unit_test_prestate(test_across_kinds, NULL),
         cmocka_unit_test_prestate(test_across_kinds, "zeros"),
         cmocka_unit_test(test_sparse_growth),
+        cmocka_unit_test(test_sparse_search),
         cmocka_unit_test_prestate(test_prune, NULL),
         cmocka_unit_test_prestate(test_prune, "zeros"),
         cmocka_unit_test(test_choose_kind),
