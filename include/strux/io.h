@@ -46,6 +46,7 @@ typedef struct strux_model_info {
     char git_commit[48]; /* "unknown" outside a git checkout */
     strux_curve curve;   /* per-epoch training curve, owned */
     strux_precision precision; /* type of /weights on disk (output.precision; read: as stored) */
+    int weights_csr; /* the weights as /weights_csr (output.weights = csr; read: as stored) */
     /* rta: the tree ensemble (/rta), owned; n_trees = 0 otherwise */
     strux_tree_set trees;
 } strux_model_info;

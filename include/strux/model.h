@@ -105,6 +105,9 @@ double strux_model_dot(const strux_model *a, const strux_model *b);
 /* Row k as dim dense doubles (scale applied) / set from dim doubles. */
 void strux_model_get_row(const strux_model *m, int32_t k, double *out);
 void strux_model_set_row(strux_model *m, int32_t k, const double *in);
+/* Row k ← the n values val at ascending columns idx, every other weight 0 (scale 1). */
+void strux_model_set_row_sparse(strux_model *m, int32_t k, int32_t n, const int32_t *idx,
+                                const double *val);
 /* The non-zeros of row k (scale applied) in ascending column order into idx/val (room for dim);
  * returns their count. */
 int32_t strux_model_row_nonzeros(const strux_model *m, int32_t k, int32_t *idx, double *val);

@@ -34,6 +34,7 @@ typedef struct strux_output_options {
     char checkpoint[STRUX_OPT_STR]; /* checkpoint file ("" : output.model with .ckpt.h5) */
     int64_t checkpoint_every;       /* epochs between checkpoints (0: only on a signal) */
     char precision[STRUX_OPT_STR];  /* double | float: the type of /weights in output.model */
+    char weights[STRUX_OPT_STR];    /* dense | csr: /weights or /weights_csr in output.model */
 } strux_output_options;
 
 /* [run] section: how the job behaves as a job. */

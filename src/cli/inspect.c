@@ -36,10 +36,11 @@ static void print_model(const char *path, const strux_model *m, const strux_mode
     printf("model        %s\n", path);
     printf("task         %s   surrogate %s (search %s)   solver %s\n", in->task, in->surrogate,
            in->search, in->solver);
-    printf("weights      %d rows x %d features + %lld extra = %lld, stored as %s  "
+    printf("weights      %d rows x %d features + %lld extra = %lld, stored as %s%s  "
            "(||w||^2 = %.6g)\n",
            strux_model_n_rows(m), strux_model_dim(m), (long long)strux_model_n_extra(m),
            (long long)strux_model_n_w(m), strux_precision_name(in->precision),
+           in->weights_csr ? " CSR (/weights_csr)" : "",
            strux_model_norm2(m));
     print_nonzeros(m);
     printf("labels       %d", in->n_labels);

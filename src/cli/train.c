@@ -218,6 +218,7 @@ static strux_status fill_info(train_run *r)
     in->n_ranks = strux_comm_size(r->comm);
     in->precision = strcmp(r->opt.output.precision, "float") == 0 ? STRUX_PRECISION_FLOAT
                                                                   : STRUX_PRECISION_DOUBLE;
+    in->weights_csr = strcmp(r->opt.output.weights, "csr") == 0;
     in->seed = r->opt.solver.seed;
     STRUX_TRY(strux_config_format(&r->opt, &in->config));
     STRUX_TRY(strux_task_trees(r->task, &in->trees)); /* rta: the ensemble goes into the file */

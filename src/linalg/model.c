@@ -414,6 +414,13 @@ void strux_model_set_row(strux_model *m, int32_t k, const double *in)
     m->s[k] = 1;
 }
 
+void strux_model_set_row_sparse(strux_model *m, int32_t k, int32_t n, const int32_t *idx,
+                                const double *val)
+{
+    m->ops->set_row(m, k, n, idx, val);
+    m->s[k] = 1;
+}
+
 int32_t strux_model_row_nonzeros(const strux_model *m, int32_t k, int32_t *idx, double *val)
 {
     int32_t n = m->ops->row(m, k, idx, val);

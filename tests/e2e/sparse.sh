@@ -4,7 +4,11 @@
 # the sparse model's bytes stay within 2 x nnz x (4 + 8) plus 44 a row (the log line); `strux
 # inspect` counts the file's non-zeros per row (min/median/max) and in total as numpy does;
 # model.prune = t writes the unpruned weights with every |w| < t set to 0 (same trajectory), says
-# how many it dropped, and the pruned model predicts.
+# how many it dropped, and the pruned model predicts. output.weights = csr writes /weights_csr:
+# strux predict (into a sparse model) and scripts/strux_model.py give the dense file's
+# predictions, inspect names it, float32 data with output.precision = float; a CSR file with an
+# unsorted or out-of-range column, a row pointer array that disagrees with its data, a
+# decreasing one or a NaN is refused with exit 3 naming the dataset and the first bad entry.
 . tests/common/tap.sh
 "$STRUX" gen "$WORK/d.h5" --rows 600 --features 3000 --labels 200 --nnz 10 --labels-per-row 2 \
     --seed 7 2>/dev/null
@@ -81,4 +85,58 @@ done
 "$STRUX" predict --model "$WORK/pruned_sparse.h5" --data "$WORK/d.h5" --out "$WORK/p.txt" \
     2>"$WORK/err" && [ "$(wc -l <"$WORK/p.txt")" -eq 600 ]
 ok $? "the pruned model predicts the 600 rows"
+
+# CSR model files
+"$STRUX" gen "$WORK/d.svm" --rows 600 --features 3000 --labels 200 --nnz 10 --labels-per-row 2 \
+    --seed 7 2>/dev/null
+for prec in double float; do
+    "$STRUX" train "$WORK/s.ini" --set solver.type=sgd --set model.layout=sparse \
+        --set output.weights=csr --set output.precision=$prec \
+        --set output.model="$WORK/csr_$prec.h5" 2>"$WORK/err" &&
+        "$STRUX" train "$WORK/s.ini" --set solver.type=sgd --set model.layout=sparse \
+            --set output.precision=$prec --set output.model="$WORK/dense_$prec.h5" 2>>"$WORK/err"
+    ok $? "output.weights = csr and dense ($prec) train"
+    h5dump -H "$WORK/csr_$prec.h5" >"$WORK/h" && grep -q "weights_csr" "$WORK/h" &&
+        ! grep -q 'DATASET "weights"' "$WORK/h"
+    ok $? "$prec: the file holds /weights_csr and no /weights"
+    want=H5T_IEEE_F64LE
+    [ $prec = float ] && want=H5T_IEEE_F32LE
+    h5dump -H -d /weights_csr/data "$WORK/csr_$prec.h5" | grep -q $want
+    ok $? "$prec: /weights_csr/data is $want"
+    "$STRUX" predict --model "$WORK/csr_$prec.h5" --data "$WORK/d.svm" --out "$WORK/pc.txt" \
+        2>"$WORK/err" &&
+        "$STRUX" predict --model "$WORK/dense_$prec.h5" --data "$WORK/d.svm" \
+            --out "$WORK/pd.txt" 2>>"$WORK/err" && cmp -s "$WORK/pc.txt" "$WORK/pd.txt"
+    ok $? "$prec: strux predict gives the dense file's predictions from the CSR file"
+    $PY scripts/strux_model.py predict --model "$WORK/csr_$prec.h5" --data "$WORK/d.svm" \
+        --out "$WORK/py.txt" 2>>"$WORK/err" && cmp -s "$WORK/py.txt" "$WORK/pd.txt"
+    ok $? "$prec: strux_model.py reads the CSR file and predicts the same"
+done
+"$STRUX" inspect "$WORK/csr_double.h5" | grep -q "stored as double CSR (/weights_csr)"
+ok $? "inspect names the CSR storage"
+bad() { # NAME PYTHON-EDIT PATTERN
+    cp "$WORK/csr_double.h5" "$WORK/bad.h5"
+    $PY - "$WORK/bad.h5" <<PY
+import sys, h5py, numpy as np
+f = h5py.File(sys.argv[1], "r+")
+g = f["weights_csr"]
+ptr, idx, val = g["indptr"][:], g["indices"][:], g["data"][:]
+$2
+for k, v in (("indptr", ptr), ("indices", idx), ("data", val)):
+    del g[k]
+    g[k] = v
+PY
+    expect_fail 3 "$3" "a CSR model with $1 is refused (exit 3) naming it" \
+        -- "$STRUX" predict --model "$WORK/bad.h5" --data "$WORK/d.svm" --out "$WORK/x.txt"
+}
+bad "an unsorted row" "r = int(np.argmax(np.diff(ptr) > 1)); a = ptr[r]; idx[a], idx[a + 1] = idx[a + 1], idx[a]" \
+    "weights_csr/indices' entry [0-9]+ \\(row [0-9]+\\) is [0-9]+ after [0-9]+: a row's columns must ascend"
+bad "a column out of range" "idx[5] = 3001" \
+    "weights_csr/indices' entry 5 \\(row 0\\) is 3001, outside \\[0, dim = 3001\\)"
+bad "a row pointer that disagrees with its data" "ptr[-1] -= 1" \
+    "weights_csr/indptr' ends at [0-9]+ but 'weights_csr/indices' and 'weights_csr/data' hold"
+bad "a decreasing row pointer" "ptr[3] = ptr[4] + 1" \
+    "weights_csr/indptr' is not a row pointer array: .*indptr\\[3\\]"
+bad "a NaN" "val[7] = np.nan" "weights_csr/data' holds a non-finite value \\(nan\\) at entry 7"
+bad "fewer values than indices" "val = val[:-1]" "weights_csr/data' has [0-9]+ entries but"
 echo "1..$TAP_N"
