@@ -137,7 +137,8 @@ strux_model_buffer strux_model_storage(strux_model *m);
 /* Recompute the row norms after the storage was written directly. */
 void strux_model_refresh(strux_model *m);
 /* Append the weights to a blob, layout-independent: per row its scale, kept norm and stored
- * values as doubles, then the free parameters / read them back (STRUX_ERR_INPUT naming what on a
+ * values as doubles (its non-zeros with their columns where that is smaller), then the free
+ * parameters / read them back (STRUX_ERR_INPUT naming what on a
  * short or corrupt blob), so a checkpointed iterate resumes bit-identically. */
 strux_status strux_model_put(const strux_model *m, strux_blob *b);
 strux_status strux_model_get_blob(strux_model *m, strux_blob *b, const char *what);

@@ -486,18 +486,28 @@ void strux_model_refresh(strux_model *m)
     m->ops->norms(m);
 }
 
-/* Per row: its scale, its kept norm and its stored values as doubles (exact for float), so a
- * model read back continues bit-identically in any kind of the same precision. */
+/* Per row: its scale, its kept norm, then its stored values as doubles (exact for float): a
+ * count n and n columns (int32) and values where that is smaller than the dim values, else
+ * n = −1 and all dim values. A model read back continues bit-identically in any kind of the
+ * same precision. */
 strux_status strux_model_put(const strux_model *m, strux_blob *b)
 {
     double *row = m->scratch; /* dim ≤ scratch length */
     for (int32_t k = 0; k < m->n_rows; k++) {
-        memset(row, 0, (size_t)m->dim * sizeof *row);
-        int32_t n = m->ops->row(m, k, m->ridx, m->rval);
-        for (int32_t q = 0; q < n; q++)
-            row[m->ridx[q]] = m->rval[q];
+        int64_t n = m->ops->row(m, k, m->ridx, m->rval);
         STRUX_TRY(strux_blob_put(b, &m->s[k], sizeof *m->s));
         STRUX_TRY(strux_blob_put(b, &m->nrm[k], sizeof *m->nrm));
+        if (n * (int64_t)(sizeof(int32_t) + sizeof(double)) < (int64_t)m->dim * 8) {
+            STRUX_TRY(strux_blob_put(b, &n, sizeof n));
+            STRUX_TRY(strux_blob_put(b, m->ridx, (size_t)n * sizeof *m->ridx));
+            STRUX_TRY(strux_blob_put(b, m->rval, (size_t)n * sizeof *m->rval));
+            continue;
+        }
+        memset(row, 0, (size_t)m->dim * sizeof *row);
+        for (int64_t q = 0; q < n; q++)
+            row[m->ridx[q]] = m->rval[q];
+        n = -1;
+        STRUX_TRY(strux_blob_put(b, &n, sizeof n));
         STRUX_TRY(strux_blob_put(b, row, (size_t)m->dim * sizeof *row));
     }
     return strux_blob_put(b, m->extra, (size_t)m->n_extra * sizeof *m->extra);
@@ -508,12 +518,26 @@ strux_status strux_model_get_blob(strux_model *m, strux_blob *b, const char *wha
     double *row = m->scratch;
     for (int32_t k = 0; k < m->n_rows; k++) {
         double s, nrm;
+        int64_t n;
         STRUX_TRY(strux_blob_get(b, &s, sizeof s, what));
         STRUX_TRY(strux_blob_get(b, &nrm, sizeof nrm, what));
-        STRUX_TRY(strux_blob_get(b, row, (size_t)m->dim * sizeof *row, what));
-        STRUX_CHECK(isfinite(s) && s != 0 && isfinite(nrm), STRUX_ERR_INPUT,
-                    "%s: row %d has scale %g and norm %g", what, k, s, nrm);
-        strux_model_set_row(m, k, row);
+        STRUX_TRY(strux_blob_get(b, &n, sizeof n, what));
+        STRUX_CHECK(isfinite(s) && s != 0 && isfinite(nrm) && n >= -1 && n <= m->dim,
+                    STRUX_ERR_INPUT, "%s: row %d has scale %g, norm %g and %lld entries", what, k,
+                    s, nrm, (long long)n);
+        if (n >= 0) {
+            STRUX_TRY(strux_blob_get(b, m->ridx, (size_t)n * sizeof *m->ridx, what));
+            STRUX_TRY(strux_blob_get(b, m->rval, (size_t)n * sizeof *m->rval, what));
+            for (int64_t q = 0; q < n; q++)
+                STRUX_CHECK(m->ridx[q] >= 0 && m->ridx[q] < m->dim &&
+                                (q == 0 || m->ridx[q] > m->ridx[q - 1]),
+                            STRUX_ERR_INPUT, "%s: row %d entry %lld has column %d", what, k,
+                            (long long)q, m->ridx[q]);
+            m->ops->set_row(m, k, (int32_t)n, m->ridx, m->rval);
+        } else {
+            STRUX_TRY(strux_blob_get(b, row, (size_t)m->dim * sizeof *row, what));
+            strux_model_set_row(m, k, row);
+        }
         m->s[k] = s;
         m->nrm[k] = nrm; /* the kept norm, so the iterate continues bit-identically */
     }

@@ -349,6 +349,11 @@ static void test_sparse_growth(void **state)
         /* blob round trip into a fresh sparse model keeps scales and kept norms bit for bit */
         strux_blob blob = {0};
         assert_strux_ok(strux_model_put(sp, &blob));
+        /* sparse rows travel as their non-zeros: row 0 dense, rows 1..3 as (column, value) */
+        size_t want_blob = 24 + GD * sizeof(double);
+        for (int k = 1; k < GK; k++)
+            want_blob += 24 + (size_t)strux_model_row_nonzeros(sp, k, idx, val) * 12;
+        assert_int_equal(blob.n, want_blob);
         strux_model *back;
         assert_strux_ok(strux_model_create(GK, GD, 0, sk, &back));
         blob.pos = 0;
