@@ -13,7 +13,7 @@
 # double the same weights and predictions as label_major double, float as the float kinds; on
 # bibtex (sparse features, rows of the sparse store grow from empty) sdca's weights equal
 # label_major double's bit for bit; sparse double also in the -np 1/2/4 and resume checks (its
-# sync goes through a dense copy).
+# sync moves the non-zeros: gathered, summed on rank 0 in rank order, broadcast).
 . tests/common/tap.sh
 D=${STRUX_DATA}
 KINDS="label_major:double feature_major:double label_major:float feature_major:float"
