@@ -35,7 +35,6 @@ static double extra_copies(const strux_run_options *o, int n_ranks)
     double c = so->weighted_average ? 1 : 0;
     if (blocks > 1) c += 1;                       /* the local view wl */
     if (blocks / n_ranks > 1) c += 1;             /* the accumulator of several local blocks */
-    if (n_ranks > 1 && !strcmp(o->model.layout, "sparse")) c += 1; /* dense sync buffer */
     return c;
 }
 
