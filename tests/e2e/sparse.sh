@@ -9,6 +9,8 @@
 # predictions, inspect names it, float32 data with output.precision = float; a CSR file with an
 # unsorted or out-of-range column, a row pointer array that disagrees with its data, a
 # decreasing one or a NaN is refused with exit 3 naming the dataset and the first bad entry.
+# Sparse syncs: sdca at solver.blocks = 4 gives the -np 1 weights at -np 2 and 4 (1e-9
+# relative), moving under half the bytes (comm_bytes) of label_major's dense allreduce.
 . tests/common/tap.sh
 "$STRUX" gen "$WORK/d.h5" --rows 600 --features 3000 --labels 200 --nnz 10 --labels-per-row 2 \
     --seed 7 2>/dev/null
@@ -85,6 +87,29 @@ done
 "$STRUX" predict --model "$WORK/pruned_sparse.h5" --data "$WORK/d.h5" --out "$WORK/p.txt" \
     2>"$WORK/err" && [ "$(wc -l <"$WORK/p.txt")" -eq 600 ]
 ok $? "the pruned model predicts the 600 rows"
+
+# sparse syncs
+for np in 1 2 4; do
+    for lay in label_major sparse; do
+        $MPIRUN -np $np "$STRUX" train "$WORK/s.ini" --set solver.type=sdca --set solver.blocks=4 \
+            --set model.layout=$lay --set output.model="$WORK/np${np}_$lay.h5" 2>"$WORK/err"
+        ok $? "sdca $lay at -np $np (solver.blocks = 4) trains"
+    done
+done
+for np in 2 4; do
+    $PY - "$WORK/np1_sparse.h5" "$WORK/np${np}_sparse.h5" "$WORK/np${np}_label_major.h5" \
+        <<'PY' >"$WORK/cmp"
+import sys, h5py, numpy as np
+a, b, d = (h5py.File(p, "r") for p in sys.argv[1:4])
+wa, wb = a["weights"][:], b["weights"][:]
+rel = np.abs(wa - wb).max() / np.abs(wa).max()
+sb, sd = b["training/comm_bytes"][-1], d["training/comm_bytes"][-1]
+print(f"# weights {rel:.2e} relative to -np 1; comm_bytes sparse {sb:.0f}, label_major {sd:.0f}")
+sys.exit(0 if rel <= 1e-9 and sb < sd / 2 else 1)
+PY
+    ok $? "-np $np: sparse syncs give the -np 1 weights with under half the dense bytes"
+    diag <"$WORK/cmp"
+done
 
 # CSR model files
 "$STRUX" gen "$WORK/d.svm" --rows 600 --features 3000 --labels 200 --nnz 10 --labels-per-row 2 \
