@@ -71,7 +71,21 @@ class Model:
                     f"{path}: format_version {version}; this reader knows {FORMAT_VERSION}")
             self.task = _text(attrs["task"])
             self.n_labels = int(attrs["n_labels"])
-            self.weights = np.asarray(f["weights"][:], dtype=np.float64)
+            if "weights" in f:
+                self.weights = np.asarray(f["weights"][:], dtype=np.float64)
+            else:  # output.weights = csr: /weights_csr/{indptr, indices, data}, densified
+                g = f["weights_csr"]
+                ptr, idx = g["indptr"][:], g["indices"][:]
+                val = np.asarray(g["data"][:], dtype=np.float64)
+                n_rows, dim = int(attrs["n_rows"]), int(attrs["dim"])
+                if len(ptr) != n_rows + 1 or ptr[0] != 0 or ptr[-1] != len(idx) or \
+                        len(val) != len(idx) or np.any(np.diff(ptr) < 0):
+                    raise StruxModelError(f"{path}: /weights_csr/indptr disagrees with its data")
+                if len(idx) and (idx.min() < 0 or idx.max() >= dim):
+                    raise StruxModelError(f"{path}: /weights_csr/indices outside [0, {dim})")
+                self.weights = np.zeros((n_rows, dim))
+                rows = np.repeat(np.arange(n_rows), np.diff(ptr))
+                self.weights[rows, idx] = val
             self.extra = np.asarray(f["extra"][:], dtype=np.float64) if "extra" in f else \
                 np.zeros(0)
             self.config_text = _text(f["config"][()])

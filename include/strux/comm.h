@@ -28,6 +28,8 @@ void strux_comm_set_stall_timeout(strux_comm *c, double seconds);
  * itself when it enters that phase (tests/faults/signals.sh). Not Collective. */
 void strux_comm_set_phase(strux_comm *c, const char *phase);
 int strux_comm_size(const strux_comm *c);
+/* The number of ranks on this rank's host (MPI_COMM_TYPE_SHARED). Collective. */
+strux_status strux_comm_host_size(strux_comm *c, int *out);
 
 /* Error agreement. Collective: every rank passes its local status; all ranks return the status of
  * the lowest failing rank and adopt its message (prefixed "rank K: " when K ≠ own rank and

@@ -61,6 +61,7 @@ typedef struct strux_model_info {
     char git_commit[48]; /* "unknown" outside a git checkout */
     strux_curve curve;   /* per-epoch training curve, owned */
     strux_precision precision; /* type of /weights on disk (output.precision; read: as stored) */
+    int weights_csr; /* the weights as /weights_csr (output.weights = csr; read: as stored) */
     /* rta: the tree ensemble (/rta), owned; n_trees = 0 otherwise */
     strux_tree_set trees;
     /* hierarchy: the hierarchy and α (/hierarchy), owned; n_nodes = 0 otherwise */
@@ -117,6 +118,16 @@ strux_status strux_io_dataset_save(const char *path, const strux_dataset *ds);
  * checks as strux_dataset_read_libsvm. Not Collective. */
 strux_status strux_io_dataset_read(const char *path, const strux_read_options *opt,
                                    strux_dataset **out);
+/* What a data file tells of its size without reading its rows (memory estimates before
+ * loading): an HDF5 container its attributes and array lengths (exact = 1); a text file its
+ * bytes and a non-zero count guessed from them (exact = 0; rows, features and labels from an
+ * XMC header line "N D L", else 0). */
+typedef struct strux_data_peek {
+    int exact;
+    int64_t n_rows, dim, n_labels, nnz, label_nnz;
+    int64_t file_bytes;
+} strux_data_peek;
+strux_status strux_io_dataset_peek(const char *path, strux_data_peek *out);
 /* Nonzero if path is an HDF5 file (by its signature). */
 int strux_io_is_hdf5(const char *path);
 /* Read by content: HDF5, SVM-hmm text (first data line `tag qid:n ...`) or LIBSVM/XMC text. */

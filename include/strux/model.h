@@ -4,7 +4,10 @@
  * computes a weight's address. A row is w_k = s_k·v_k, a stored vector v_k and a per-row scale s_k,
  * so scaling a row is O(1) and scaling the model O(n_rows + n_extra) (SGD's shrink, the hierarchy's
  * V = U/√α). The rows are stored label-major (v[k·dim + j]) or feature-major (v[j·n_rows + k],
- * LIBLINEAR's multi-class layout: an example touches nnz contiguous runs of n_rows), in double or
+ * LIBLINEAR's multi-class layout: an example touches nnz contiguous runs of n_rows) or sparse
+ * (per row its non-zeros as ascending int32 columns and values, grown by the columns the kernels
+ * add: about nnz × (4 + value size) bytes plus 24 per row; a row that fills past dim·size/(4 +
+ * size) entries, 2/3 of dim for double and 1/2 for float, is stored dense), in double or
  * float (float stores, every sum accumulates in double); the free parameters are always double.
  * Every kernel is Not Collective; a model is replicated on every rank (the callers reduce). */
 #ifndef STRUX_MODEL_H
@@ -16,7 +19,8 @@ typedef struct strux_model strux_model;
 
 typedef enum strux_layout {
     STRUX_LAYOUT_LABEL_MAJOR = 0,  /* row k contiguous */
-    STRUX_LAYOUT_FEATURE_MAJOR = 1 /* feature j's n_rows weights contiguous */
+    STRUX_LAYOUT_FEATURE_MAJOR = 1, /* feature j's n_rows weights contiguous */
+    STRUX_LAYOUT_SPARSE = 2         /* per row: sorted columns and values, dense when full */
 } strux_layout;
 
 typedef enum strux_precision {
@@ -35,8 +39,9 @@ typedef struct strux_model_kind {
 /* Options of section [model]. */
 typedef struct strux_model_options {
     char bias[STRUX_OPT_STR];      /* model.bias: none | regularised | free */
-    char layout[STRUX_OPT_STR];    /* model.layout: auto | label_major | feature_major */
+    char layout[STRUX_OPT_STR];    /* model.layout: auto | label_major | feature_major | sparse */
     char precision[STRUX_OPT_STR]; /* model.precision: double | float */
+    double prune;                  /* model.prune: |w| below it dropped at export (0: none) */
 } strux_model_options;
 extern const strux_opt_spec strux_model_opt_specs[]; /* section [model] */
 
@@ -100,9 +105,17 @@ double strux_model_dot(const strux_model *a, const strux_model *b);
 /* Row k as dim dense doubles (scale applied) / set from dim doubles. */
 void strux_model_get_row(const strux_model *m, int32_t k, double *out);
 void strux_model_set_row(strux_model *m, int32_t k, const double *in);
+/* Row k ← the n values val at ascending columns idx, every other weight 0 (scale 1). */
+void strux_model_set_row_sparse(strux_model *m, int32_t k, int32_t n, const int32_t *idx,
+                                const double *val);
 /* The non-zeros of row k (scale applied) in ascending column order into idx/val (room for dim);
  * returns their count. */
 int32_t strux_model_row_nonzeros(const strux_model *m, int32_t k, int32_t *idx, double *val);
+/* The stored non-zeros of row k (O(dim) dense, O(its entries) sparse). */
+int32_t strux_model_row_nnz(const strux_model *m, int32_t k);
+/* Drop every row weight with |w| < threshold (DiSMEC's pruning; the free parameters stay), the
+ * sparse layout giving back their room; returns how many were dropped. */
+int64_t strux_model_prune(strux_model *m, double threshold);
 /* Weight j of row k. */
 double strux_model_get(const strux_model *m, int32_t k, int32_t j);
 /* The first weight that is NaN or ±Inf as its flat label-major index (free parameters after the
@@ -118,12 +131,14 @@ typedef struct strux_model_buffer {
     strux_precision precision;
 } strux_model_buffer;
 /* The stored values with every row scale folded in; after writing into them (an allreduce) call
- * strux_model_refresh. */
+ * strux_model_refresh. The sparse layout has no such buffer: v is NULL, n_v 0 and the error
+ * (strux_error_message) is STRUX_ERR_UNSUPPORTED; copy it into a dense model to reduce it. */
 strux_model_buffer strux_model_storage(strux_model *m);
 /* Recompute the row norms after the storage was written directly. */
 void strux_model_refresh(strux_model *m);
 /* Append the weights to a blob, layout-independent: per row its scale, kept norm and stored
- * values as doubles, then the free parameters / read them back (STRUX_ERR_INPUT naming what on a
+ * values as doubles (its non-zeros with their columns where that is smaller), then the free
+ * parameters / read them back (STRUX_ERR_INPUT naming what on a
  * short or corrupt blob), so a checkpointed iterate resumes bit-identically. */
 strux_status strux_model_put(const strux_model *m, strux_blob *b);
 strux_status strux_model_get_blob(strux_model *m, strux_blob *b, const char *what);

@@ -35,12 +35,14 @@ typedef struct strux_output_options {
     char checkpoint[STRUX_OPT_STR]; /* checkpoint file ("" : output.model with .ckpt.h5) */
     int64_t checkpoint_every;       /* epochs between checkpoints (0: only on a signal) */
     char precision[STRUX_OPT_STR];  /* double | float: the type of /weights in output.model */
+    char weights[STRUX_OPT_STR];    /* dense | csr: /weights or /weights_csr in output.model */
 } strux_output_options;
 
 /* [run] section: how the job behaves as a job. */
 #define STRUX_STALL_TIMEOUT 600 /* seconds: run.stall_timeout's default, every command's */
 typedef struct strux_job_options {
     double stall_timeout; /* end the job when one MPI call waits longer (0: never) */
+    double max_memory;    /* MB a rank may use (0: only the host's MemAvailable bounds it) */
 } strux_job_options;
 
 /* Every option of a run. */
@@ -113,6 +115,26 @@ void strux_progress_start(strux_progress *p, const strux_driver *d);
 void strux_progress_step(void *p, int64_t done, int64_t total);
 /* After each epoch: erase the bar, log the epoch line from the record's last row. */
 void strux_progress_record(strux_progress *p, const strux_driver *d, const strux_curve *c);
+
+/* Memory accounting (memory.c): per rank the bytes of data, model (per copy, times the copies
+ * the solver keeps), dual state and caches, estimated before they are allocated. */
+typedef struct strux_memory_estimate {
+    double data, model, copies, dual, caches; /* bytes; model is one copy */
+    int model_known;                          /* 0: the model's shape awaits the data */
+    int sparse;                               /* model.layout = sparse: model is its floor */
+} strux_memory_estimate;
+/* Before any data is read: from data.train's attributes or size, data.dim / data.n_labels. */
+strux_status strux_cli_memory_before_data(strux_comm *comm, const strux_run_options *o,
+                                          strux_memory_estimate *e);
+/* With the data read and the task built, before the model and the solver allocate. */
+void strux_cli_memory_with_data(strux_comm *comm, const strux_run_options *o,
+                                const strux_dataset *train, const strux_task *task,
+                                int32_t n_rows, int64_t n_extra, strux_memory_estimate *e);
+/* Log the estimate on every rank and refuse it (STRUX_ERR_NOMEM, exit 5, naming the estimate and
+ * the options that shrink it) when it passes run.max_memory or this rank's share of the host's
+ * MemAvailable. Collective. */
+strux_status strux_cli_memory_check(strux_comm *comm, const strux_run_options *o,
+                                    const strux_memory_estimate *e, const char *when);
 
 int strux_cmd_train(strux_comm *comm, int argc, char **argv);
 int strux_cmd_predict(strux_comm *comm, int argc, char **argv);

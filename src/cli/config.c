@@ -95,6 +95,11 @@ static const strux_opt_spec output_specs[] = {
      0, "double|float",
      "the type of /weights in output.model: double, or float (IEEE 32-bit: half the file; "
      "predictions then use the rounded weights). Checkpoints always hold doubles"},
+    {"output.weights", STRUX_OPT_CHOICE, offsetof(strux_output_options, weights), "dense", 0, 0,
+     "dense|csr",
+     "how output.model stores the weights: dense (/weights, n_rows x dim) or csr (/weights_csr: "
+     "indptr, indices, data of the non-zeros, row scales folded in: nnz x 12 bytes; strux "
+     "inspect, predict and eval load it as a sparse model)"},
     {NULL},
 };
 
@@ -120,6 +125,12 @@ static const strux_opt_spec run_specs[] = {
      1e9, NULL,
      "seconds one MPI call of a rank may wait for the others before the job ends with the call, "
      "the phase and the ranks that never reached it (stopped, killed or hung); 0: wait forever"},
+    {"run.max_memory", STRUX_OPT_DOUBLE, offsetof(strux_job_options, max_memory), "0", 0, 1e12,
+     NULL,
+     "MB of memory a rank may use: a run whose estimate (data, model copies, dual state, caches; "
+     "logged by every rank at start) passes it, or passes the rank's share of the host's "
+     "MemAvailable, stops before allocating with exit code 5, the estimate and the options "
+     "that shrink it; 0: only MemAvailable bounds it"},
     {NULL},
 };
 

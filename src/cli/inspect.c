@@ -5,18 +5,44 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+static int cmp_i32(const void *a, const void *b)
+{
+    int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Non-zero weights per row (min / median / max) and in total. */
+static void print_nonzeros(const strux_model *m)
+{
+    int32_t K = strux_model_n_rows(m), *nz = NULL;
+    if (K == 0 || strux_alloc_array(&nz, (size_t)K, sizeof *nz) != STRUX_OK) return;
+    int64_t total = 0;
+    for (int32_t k = 0; k < K; k++)
+        total += nz[k] = strux_model_row_nnz(m, k);
+    qsort(nz, (size_t)K, sizeof *nz, cmp_i32);
+    double med = K % 2 ? nz[K / 2] : 0.5 * ((double)nz[K / 2 - 1] + nz[K / 2]);
+    int64_t n_v = (int64_t)K * strux_model_dim(m);
+    printf("non-zeros    %lld of %lld row weights (%.2f%%); per row min %d, median %g, max %d\n",
+           (long long)total, (long long)n_v, n_v ? 100.0 * (double)total / (double)n_v : 0.0,
+           nz[0], med, nz[K - 1]);
+    strux_free(&nz);
+}
 
 static void print_model(const char *path, const strux_model *m, const strux_model_info *in)
 {
     printf("model        %s\n", path);
     printf("task         %s   surrogate %s (search %s)   solver %s\n", in->task, in->surrogate,
            in->search, in->solver);
-    printf("weights      %d rows x %d features + %lld extra = %lld, stored as %s  "
+    printf("weights      %d rows x %d features + %lld extra = %lld, stored as %s%s  "
            "(||w||^2 = %.6g)\n",
            strux_model_n_rows(m), strux_model_dim(m), (long long)strux_model_n_extra(m),
            (long long)strux_model_n_w(m), strux_precision_name(in->precision),
+           in->weights_csr ? " CSR (/weights_csr)" : "",
            strux_model_norm2(m));
+    print_nonzeros(m);
     printf("labels       %d", in->n_labels);
     if (in->label_names) {
         printf(":");

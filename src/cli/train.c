@@ -15,7 +15,6 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -165,6 +164,9 @@ static strux_status scale_features(train_run *r)
 
 static strux_status load_training_data(train_run *r)
 {
+    strux_memory_estimate est;
+    STRUX_TRY(strux_comm_agree(r->comm, strux_cli_memory_before_data(r->comm, &r->opt, &est)));
+    STRUX_TRY(strux_cli_memory_check(r->comm, &r->opt, &est, "before reading the data"));
     strux_read_options ro = {
         .rank = strux_comm_rank(r->comm),
         .n_ranks = strux_comm_size(r->comm),
@@ -220,6 +222,7 @@ static strux_status fill_info(train_run *r)
     in->n_ranks = strux_comm_size(r->comm);
     in->precision = strcmp(r->opt.output.precision, "float") == 0 ? STRUX_PRECISION_FLOAT
                                                                   : STRUX_PRECISION_DOUBLE;
+    in->weights_csr = strcmp(r->opt.output.weights, "csr") == 0;
     in->seed = r->opt.solver.seed;
     STRUX_TRY(strux_config_format(&r->opt, &in->config));
     STRUX_TRY(strux_task_trees(r->task, &in->trees)); /* rta: the ensemble goes into the file */
@@ -252,70 +255,6 @@ static strux_status task_sync(train_run *r)
     return st;
 }
 
-/* Bytes this process may still use: the smaller of /proc/meminfo's MemAvailable (else the
- * physical memory) and the address-space and data-segment limits; what bound it into why. */
-static double memory_available(const char **why)
-{
-    double avail = (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
-    *why = "physical memory";
-    FILE *f = fopen("/proc/meminfo", "r");
-    if (f) {
-        char line[256];
-        long long kb;
-        while (fgets(line, sizeof line, f))
-            if (sscanf(line, "MemAvailable: %lld kB", &kb) == 1) {
-                avail = (double)kb * 1024;
-                *why = "MemAvailable in /proc/meminfo";
-                break;
-            }
-        fclose(f);
-    }
-    static const struct {
-        int resource;
-        const char *name;
-    } limits[] = {{RLIMIT_AS, "the address-space limit (ulimit -v)"},
-                  {RLIMIT_DATA, "the data-segment limit (ulimit -d)"}};
-    for (size_t k = 0; k < sizeof limits / sizeof *limits; k++) {
-        struct rlimit rl;
-        if (getrlimit(limits[k].resource, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
-            (double)rl.rlim_cur < avail) {
-            avail = (double)rl.rlim_cur;
-            *why = limits[k].name;
-        }
-    }
-    return avail;
-}
-
-/* A model that cannot fit is refused before anything is sized by it (exit 5, naming the bytes):
- * the weights (n_rows × dim, one copy per rank) plus, for the dual solvers, this rank's blocks
- * (p_max doubles per local example). A lower bound: the solvers' own copies come on top. */
-static strux_status check_model_fits(train_run *r, int32_t n_rows, int64_t n_extra,
-                                     strux_model_kind kind)
-{
-    double w_bytes = (double)n_rows * (double)r->train->dim *
-                         (kind.precision == STRUX_PRECISION_FLOAT ? 4.0 : 8.0) +
-                     8.0 * (double)n_extra;
-    double b_bytes = 0;
-    unsigned caps = 0;
-    STRUX_TRY(strux_solver_type_caps(r->opt.solver.type, &caps));
-    if (caps & STRUX_CAP_DUAL) {
-        int64_t p_max;
-        int32_t S_max;
-        strux_task_block_max(r->task, r->train, &p_max, &S_max);
-        b_bytes = 8.0 * (double)p_max * (double)r->train->n_local;
-    }
-    const char *why;
-    double avail = memory_available(&why);
-    STRUX_CHECK(w_bytes + b_bytes <= avail, STRUX_ERR_NOMEM,
-                "the model will not fit: it needs at least %.4g bytes (%.1f GB) on rank %d, the "
-                "weights %d rows x %d features = %.4g bytes plus the dual blocks %.4g bytes; %s "
-                "allows %.4g bytes (%.1f GB). Shrink the model (fewer task.trees for rta, "
-                "model.precision = float, data.max_features) or use a larger machine",
-                w_bytes + b_bytes, (w_bytes + b_bytes) / 1e9, strux_comm_rank(r->comm), n_rows,
-                r->train->dim, w_bytes, b_bytes, why, avail, avail / 1e9);
-    return STRUX_OK;
-}
-
 /* task.type = hierarchy: label ids are node ids, so with data.n_labels = 0 the label count is
  * the hierarchy's (largest node id + 1), not the training data's largest id: held-out files and
  * the model's label space may name nodes the training rows never do. Every rank holds the same
@@ -344,9 +283,11 @@ static strux_status set_up(train_run *r)
     int32_t n_rows = 0;
     int64_t n_extra = 0;
     if (st == STRUX_OK) st = strux_task_model_shape(r->task, r->train, &n_rows, &n_extra);
-    strux_model_kind kind = strux_model_choose_kind(&r->opt.model, n_rows);
-    if (st == STRUX_OK) st = check_model_fits(r, n_rows, n_extra, kind);
     STRUX_TRY(strux_comm_agree(r->comm, st));
+    strux_memory_estimate est;
+    strux_cli_memory_with_data(r->comm, &r->opt, r->train, r->task, n_rows, n_extra, &est);
+    STRUX_TRY(strux_cli_memory_check(r->comm, &r->opt, &est, "with the data read"));
+    strux_model_kind kind = strux_model_choose_kind(&r->opt.model, n_rows);
     if (st == STRUX_OK) st = strux_model_create(n_rows, r->train->dim, n_extra, kind, &r->model);
     if (st == STRUX_OK && strcmp(r->opt.model.bias, "free") == 0)
         strux_model_set_free_col(r->model, r->train->bias_col);
@@ -402,13 +343,16 @@ static strux_status set_up(train_run *r)
     STRUX_TRY(strux_comm_agree(r->comm, st));
     strux_log(STRUX_LOG_INFO,
               "task %s, surrogate %s (search %s), solver %s, lambda %g, %lld "
-              "weights (%s, %s: %.1f MB per copy)",
+              "weights (%s, %s: %.1f MB per copy%s)",
               strux_task_name(r->task), strux_surrogate_name(r->search),
               strux_search_name(r->search), strux_solver_name(r->solver), so->lambda,
               (long long)strux_model_n_w(r->model),
               strux_layout_name(strux_model_kind_of(r->model).layout),
               strux_precision_name(strux_model_kind_of(r->model).precision),
-              (double)strux_model_bytes(r->model) / 1e6);
+              (double)strux_model_bytes(r->model) / 1e6,
+              strux_model_kind_of(r->model).layout == STRUX_LAYOUT_SPARSE
+                  ? " so far: it grows with the features its rows see"
+                  : "");
     return STRUX_OK;
 }
 
@@ -433,6 +377,12 @@ static strux_status save_model(train_run *r)
         strux_hier_stored_free(&r->info.hier);
         st = strux_task_hierarchy_stored(r->task, &r->info.hier);
     }
+    if (st == STRUX_OK && r->opt.model.prune > 0) {
+        int64_t dropped = strux_model_prune(r->model, r->opt.model.prune);
+        strux_log(STRUX_LOG_INFO, "model.prune = %g dropped %lld of %lld weights (%.1f MB left)",
+                  r->opt.model.prune, (long long)dropped, (long long)strux_model_n_w(r->model),
+                  (double)strux_model_bytes(r->model) / 1e6);
+    }
     if (st == STRUX_OK && strux_comm_rank(r->comm) == 0) {
         strux_driver_stamp_info(r->driver);
         st = strux_io_model_save(r->opt.output.model, r->model, &r->info);
@@ -440,6 +390,14 @@ static strux_status save_model(train_run *r)
     STRUX_TRY(strux_comm_agree(r->comm, st));
     strux_log(STRUX_LOG_INFO, "model written to %s (%.2fs of training)", r->opt.output.model,
               strux_driver_train_seconds(r->driver));
+    if (strux_model_kind_of(r->model).layout == STRUX_LAYOUT_SPARSE) {
+        int64_t nnz = 0;
+        for (int32_t k = 0; k < strux_model_n_rows(r->model); k++)
+            nnz += strux_model_row_nnz(r->model, k);
+        strux_log(STRUX_LOG_INFO, "sparse model: %lld non-zeros in %zu bytes (%.1f per non-zero)",
+                  (long long)nnz, strux_model_bytes(r->model),
+                  nnz ? (double)strux_model_bytes(r->model) / (double)nnz : 0.0);
+    }
     return STRUX_OK;
 }
 

@@ -552,6 +552,16 @@ strux_status strux_comm_collect(strux_comm *c, const void *data, size_t n, strux
     return st;
 }
 
+strux_status strux_comm_host_size(strux_comm *c, int *out)
+{
+    MPI_Comm host;
+    MPI_TRY(MPI_Comm_split_type(c->comm, MPI_COMM_TYPE_SHARED, c->rank, MPI_INFO_NULL, &host));
+    int rc = MPI_Comm_size(host, out);
+    MPI_Comm_free(&host);
+    if (rc != MPI_SUCCESS) return mpi_error(rc, "MPI_Comm_size", __FILE__, __LINE__, __func__);
+    return STRUX_OK;
+}
+
 strux_status strux_comm_barrier(strux_comm *c)
 {
     double t0 = strux_time_now();

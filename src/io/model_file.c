@@ -39,8 +39,132 @@ strux_status h5_model_write_weights(hid_t loc, const char *path, const strux_mod
     return h5_write(loc, "extra", H5T_NATIVE_DOUBLE, 1, &n_extra, strux_model_extra(m), path);
 }
 
+/* /weights_csr: indptr (int64, n_rows + 1), indices (int32, ascending per row), data (the
+ * non-zeros, row scales folded in, float64 or float32). */
+static strux_status write_csr_weights(hid_t loc, const char *path, const strux_model *m,
+                                      strux_precision precision)
+{
+    int32_t n_rows = strux_model_n_rows(m);
+    int64_t *ptr = NULL, nnz = 0;
+    int32_t *idx = NULL;
+    double *val = NULL;
+    STRUX_TRY(strux_alloc_array(&ptr, (size_t)n_rows + 1, sizeof *ptr));
+    for (int32_t k = 0; k < n_rows; k++)
+        ptr[k + 1] = nnz += strux_model_row_nnz(m, k);
+    strux_status st = strux_alloc_array(&idx, (size_t)nnz + 1, sizeof *idx);
+    if (st == STRUX_OK) st = strux_alloc_array(&val, (size_t)nnz + 1, sizeof *val);
+    for (int32_t k = 0; st == STRUX_OK && k < n_rows; k++)
+        strux_model_row_nonzeros(m, k, idx + ptr[k], val + ptr[k]);
+    if (st == STRUX_OK && precision == STRUX_PRECISION_FLOAT) { /* in place: floats fit */
+        float *f = (float *)val;
+        for (int64_t q = 0; q < nnz; q++)
+            f[q] = (float)val[q];
+    }
+    hid_t g = st == STRUX_OK ? H5Gcreate2(loc, "weights_csr", H5P_DEFAULT, H5P_DEFAULT,
+                                          H5P_DEFAULT)
+                             : -1;
+    if (st == STRUX_OK && g < 0)
+        st = strux_error_set(STRUX_ERR_IO, __FILE__, __LINE__, __func__,
+                             "%s: cannot create group 'weights_csr'", path);
+    hsize_t n_ptr = (hsize_t)n_rows + 1, n_nz = (hsize_t)nnz;
+    if (st == STRUX_OK) st = h5_write(g, "indptr", H5T_NATIVE_INT64, 1, &n_ptr, ptr, path);
+    if (st == STRUX_OK) st = h5_write(g, "indices", H5T_NATIVE_INT32, 1, &n_nz, idx, path);
+    if (st == STRUX_OK)
+        st = h5_write(g, "data",
+                      precision == STRUX_PRECISION_FLOAT ? H5T_IEEE_F32LE : H5T_IEEE_F64LE, 1,
+                      &n_nz, val, path);
+    if (g >= 0) H5Gclose(g);
+    strux_free(&ptr);
+    strux_free(&idx);
+    strux_free(&val);
+    return st;
+}
+
+/* /weights_csr into m, each array checked against the shape and the others first: the row
+ * pointers (n_rows + 1 of them, from 0, never decreasing, ending at the number of indices and
+ * values), then per row ascending columns in [0, dim) and finite values. */
+static strux_status read_csr_weights(hid_t loc, const char *path, strux_model *m)
+{
+    int64_t n_rows = strux_model_n_rows(m), dim = strux_model_dim(m), len, nnz, n_data;
+    STRUX_TRY(h5_shape(loc, "weights_csr/indptr", 1, &len, path));
+    STRUX_CHECK(len == n_rows + 1, STRUX_ERR_INPUT,
+                "%s: dataset 'weights_csr/indptr' has %lld entries; n_rows + 1 = %lld", path,
+                (long long)len, (long long)(n_rows + 1));
+    STRUX_TRY(h5_shape(loc, "weights_csr/indices", 1, &nnz, path));
+    STRUX_TRY(h5_shape(loc, "weights_csr/data", 1, &n_data, path));
+    STRUX_CHECK(n_data == nnz, STRUX_ERR_INPUT,
+                "%s: dataset 'weights_csr/data' has %lld entries but 'weights_csr/indices' %lld",
+                path, (long long)n_data, (long long)nnz);
+    int64_t *ptr = NULL;
+    int32_t *idx = NULL;
+    double *val = NULL;
+    strux_status st = strux_alloc_array(&ptr, (size_t)len, sizeof *ptr);
+    if (st == STRUX_OK)
+        st = h5_read(loc, "weights_csr/indptr", H5T_NATIVE_INT64, 0, -1, ptr, path);
+    for (int64_t r = 0; st == STRUX_OK && r < n_rows; r++)
+        if (ptr[r + 1] < ptr[r] || ptr[0] != 0)
+            st = strux_error_set(STRUX_ERR_INPUT, __FILE__, __LINE__, __func__,
+                                 "%s: dataset 'weights_csr/indptr' is not a row pointer array: "
+                                 "indptr[0] = %lld, indptr[%lld] = %lld, indptr[%lld] = %lld",
+                                 path, (long long)ptr[0], (long long)r, (long long)ptr[r],
+                                 (long long)(r + 1), (long long)ptr[r + 1]);
+    if (st == STRUX_OK && ptr[n_rows] != nnz)
+        st = strux_error_set(STRUX_ERR_INPUT, __FILE__, __LINE__, __func__,
+                             "%s: dataset 'weights_csr/indptr' ends at %lld but "
+                             "'weights_csr/indices' and 'weights_csr/data' hold %lld entries",
+                             path, (long long)ptr[n_rows], (long long)nnz);
+    if (st == STRUX_OK) st = strux_alloc_array(&idx, (size_t)nnz + 1, sizeof *idx);
+    if (st == STRUX_OK) st = strux_alloc_array(&val, (size_t)nnz + 1, sizeof *val);
+    if (st == STRUX_OK)
+        st = h5_read(loc, "weights_csr/indices", H5T_NATIVE_INT32, 0, -1, idx, path);
+    if (st == STRUX_OK)
+        st = h5_read(loc, "weights_csr/data", H5T_NATIVE_DOUBLE, 0, -1, val, path);
+    for (int64_t r = 0; st == STRUX_OK && r < n_rows; r++) {
+        for (int64_t p = ptr[r]; st == STRUX_OK && p < ptr[r + 1]; p++) {
+            if (idx[p] < 0 || idx[p] >= dim)
+                st = strux_error_set(STRUX_ERR_INPUT, __FILE__, __LINE__, __func__,
+                                     "%s: dataset 'weights_csr/indices' entry %lld (row %lld) "
+                                     "is %d, outside [0, dim = %lld)",
+                                     path, (long long)p, (long long)r, idx[p], (long long)dim);
+            else if (p > ptr[r] && idx[p] <= idx[p - 1])
+                st = strux_error_set(STRUX_ERR_INPUT, __FILE__, __LINE__, __func__,
+                                     "%s: dataset 'weights_csr/indices' entry %lld (row %lld) "
+                                     "is %d after %d: a row's columns must ascend",
+                                     path, (long long)p, (long long)r, idx[p], idx[p - 1]);
+            else if (!isfinite(val[p]))
+                st = strux_error_set(STRUX_ERR_INPUT, __FILE__, __LINE__, __func__,
+                                     "%s: dataset 'weights_csr/data' holds a non-finite value "
+                                     "(%g) at entry %lld (row %lld, column %d)",
+                                     path, val[p], (long long)p, (long long)r, idx[p]);
+        }
+        if (st == STRUX_OK)
+            strux_model_set_row_sparse(m, (int32_t)r, (int32_t)(ptr[r + 1] - ptr[r]),
+                                       idx + ptr[r], val + ptr[r]);
+    }
+    strux_free(&ptr);
+    strux_free(&idx);
+    strux_free(&val);
+    return st;
+}
+
 strux_status h5_model_read_weights(hid_t loc, const char *path, strux_model *m)
 {
+    if (h5_has(loc, "weights_csr")) {
+        int64_t n_extra = strux_model_n_extra(m), n_stored_extra = 0;
+        if (n_extra > 0 || h5_has(loc, "extra"))
+            STRUX_TRY(h5_shape(loc, "extra", 1, &n_stored_extra, path));
+        STRUX_CHECK(n_stored_extra == n_extra, STRUX_ERR_INPUT,
+                    "%s: dataset 'extra' has %lld entries; this model has %lld", path,
+                    (long long)n_stored_extra, (long long)n_extra);
+        STRUX_TRY(read_csr_weights(loc, path, m));
+        if (n_extra > 0)
+            STRUX_TRY(h5_read(loc, "extra", H5T_NATIVE_DOUBLE, 0, -1, strux_model_extra(m), path));
+        int64_t bad = strux_model_find_non_finite(m);
+        STRUX_CHECK(bad < 0, STRUX_ERR_INPUT,
+                    "%s: dataset 'extra' holds a non-finite value at entry %lld", path,
+                    (long long)(bad - (int64_t)strux_model_n_rows(m) * strux_model_dim(m)));
+        return STRUX_OK;
+    }
     int64_t n_rows = strux_model_n_rows(m), dim = strux_model_dim(m),
             n_extra = strux_model_n_extra(m), wd[2], n_stored_extra = 0;
     STRUX_TRY(h5_shape(loc, "weights", 2, wd, path));
@@ -97,7 +221,13 @@ strux_status h5_model_write(hid_t f, const char *path, const strux_model *m,
     STRUX_TRY(h5_attr_i64(f, "seed", info->seed, path));
     STRUX_TRY(h5_attr_f64(f, "wall_time_s", info->wall_time_s, path));
 
-    STRUX_TRY(h5_model_write_weights(f, path, m, info->precision));
+    if (info->weights_csr) {
+        STRUX_TRY(write_csr_weights(f, path, m, info->precision));
+        hsize_t n_extra = (hsize_t)strux_model_n_extra(m);
+        STRUX_TRY(h5_write(f, "extra", H5T_NATIVE_DOUBLE, 1, &n_extra, strux_model_extra(m), path));
+    } else {
+        STRUX_TRY(h5_model_write_weights(f, path, m, info->precision));
+    }
     STRUX_TRY(h5_write_str(f, "config", info->config ? info->config : "", path));
     if (info->label_names)
         STRUX_TRY(h5_write_str_array(f, "label_names", info->label_names, info->n_labels, path));
@@ -227,7 +357,13 @@ static strux_status read_body(hid_t f, const char *path, strux_model **m, strux_
     STRUX_TRY(check_attr_range(path, "n_labels", n_labels, 0, INT32_MAX));
     STRUX_TRY(check_attr_range(path, "n_ranks", n_ranks, 0, INT32_MAX));
     int64_t wd[2], n_stored_extra = 0;
-    STRUX_TRY(h5_shape(f, "weights", 2, wd, path)); /* attributes first: they size the model */
+    info->weights_csr = h5_has(f, "weights_csr") && !h5_has(f, "weights");
+    if (info->weights_csr) { /* the rows and columns checked entry by entry as they are read */
+        wd[0] = n_rows;
+        wd[1] = dim;
+    } else {
+        STRUX_TRY(h5_shape(f, "weights", 2, wd, path)); /* attributes first: they size the model */
+    }
     STRUX_CHECK(wd[0] == n_rows, STRUX_ERR_INPUT,
                 "%s: attribute n_rows = %lld but dataset 'weights' has %lld rows", path,
                 (long long)n_rows, (long long)wd[0]);
@@ -241,8 +377,11 @@ static strux_status read_body(hid_t f, const char *path, strux_model **m, strux_
                 (long long)n_extra, (long long)n_stored_extra);
     info->n_labels = (int32_t)n_labels;
     info->n_ranks = (int32_t)n_ranks;
-    STRUX_TRY(strux_model_create((int32_t)n_rows, (int32_t)dim, n_extra, STRUX_MODEL_PLAIN, m));
-    STRUX_TRY(h5_stored_precision(f, "weights", &info->precision, path));
+    strux_model_kind kind = STRUX_MODEL_PLAIN;
+    if (info->weights_csr) kind.layout = STRUX_LAYOUT_SPARSE; /* memory as on disk */
+    STRUX_TRY(strux_model_create((int32_t)n_rows, (int32_t)dim, n_extra, kind, m));
+    STRUX_TRY(h5_stored_precision(f, info->weights_csr ? "weights_csr/data" : "weights",
+                                  &info->precision, path));
     STRUX_TRY(h5_model_read_weights(f, path, *m));
     STRUX_TRY(h5_read_str(f, "config", &info->config, path));
     if (h5_has(f, "label_names"))

@@ -1,5 +1,7 @@
 /* linalg/model.c - the weight store (strux/model.h): life cycle, the row scales, and the public
- * kernels over the dense stores of store_dense.c. Scores and additions fold the row scale into
+ * kernels over the stores of model_impl.h (dense: store_dense.c, sparse: store_sparse.c), chosen
+ * by the layout at creation. Copy, axpy and dot between kinds (and within a store that has no
+ * faster version) go row by row through the stores' row/set_row. Scores and additions fold the row scale into
  * the coefficients (w_k·x = s_k·(v_k·x); w_k += c·x is v_k += (c/s_k)·x), so scaling a row only
  * changes s_k; a scale that leaves [1e-100, 1e100] is folded into its row's stored values. */
 #include "strux/model.h"
@@ -18,15 +20,22 @@ const strux_opt_spec strux_model_opt_specs[] = {
      "feature's weights are left out of the regulariser (λ/2)||w||²; solvers with the flag "
      "free_bias: sgd)"},
     {"model.layout", STRUX_OPT_CHOICE, offsetof(strux_model_options, layout), "auto", 0, 0,
-     "auto|label_major|feature_major",
+     "auto|label_major|feature_major|sparse",
      "how the weight rows are stored: label_major (each row contiguous), feature_major (each "
      "feature's weights of all rows contiguous, LIBLINEAR's layout: an example touches one run "
-     "of rows per non-zero), auto (feature_major for models of several rows; the choice and its "
-     "bytes are logged)"},
+     "of rows per non-zero), sparse (per row its non-zeros as sorted int32 columns and values: "
+     "about nnz x (4 + value size) bytes, grown by the features each row sees; a row that fills "
+     "past 2/3 of dim (double) or 1/2 (float) is stored dense), auto (feature_major for models "
+     "of several rows; the choice and its bytes are logged)"},
     {"model.precision", STRUX_OPT_CHOICE, offsetof(strux_model_options, precision), "double", 0,
      0, "double|float",
      "the stored weights: double, or float (half the memory and traffic; every sum still "
      "accumulates in double)"},
+    {"model.prune", STRUX_OPT_DOUBLE, offsetof(strux_model_options, prune), "0", 0, 1e300,
+     NULL,
+     "DiSMEC's pruning: weights with |w| below this are dropped from the model written at the "
+     "end of training (its predictions and test scores are those of the pruned model; 0 keeps "
+     "every weight; DiSMEC uses 0.01). The solvers' own iterates are not pruned between epochs"},
     {NULL},
 };
 
@@ -35,23 +44,21 @@ strux_model_kind strux_model_choose_kind(const strux_model_options *o, int32_t n
     strux_model_kind kind = STRUX_MODEL_PLAIN;
     if (!strcmp(o->layout, "feature_major") || (!strcmp(o->layout, "auto") && n_rows > 1))
         kind.layout = STRUX_LAYOUT_FEATURE_MAJOR;
+    if (!strcmp(o->layout, "sparse")) kind.layout = STRUX_LAYOUT_SPARSE;
     if (!strcmp(o->precision, "float")) kind.precision = STRUX_PRECISION_FLOAT;
     return kind;
 }
 
 const char *strux_layout_name(strux_layout layout)
 {
-    return layout == STRUX_LAYOUT_FEATURE_MAJOR ? "feature_major" : "label_major";
+    return layout == STRUX_LAYOUT_FEATURE_MAJOR ? "feature_major"
+           : layout == STRUX_LAYOUT_SPARSE      ? "sparse"
+                                                : "label_major";
 }
 
 const char *strux_precision_name(strux_precision precision)
 {
     return precision == STRUX_PRECISION_FLOAT ? "float" : "double";
-}
-
-static size_t value_size(strux_model_kind kind)
-{
-    return kind.precision == STRUX_PRECISION_FLOAT ? sizeof(float) : sizeof(double);
 }
 
 strux_status strux_model_create(int32_t n_rows, int32_t dim, int64_t n_extra,
@@ -66,14 +73,17 @@ strux_status strux_model_create(int32_t n_rows, int32_t dim, int64_t n_extra,
     m->n_extra = n_extra;
     m->kind = kind;
     m->free_col = -1;
-    int64_t n_v = (int64_t)n_rows * dim, n_scratch = n_rows > dim ? n_rows : dim;
-    strux_status st = strux_alloc_array(&m->v, (size_t)n_v + 1, value_size(kind));
+    m->ops = kind.layout == STRUX_LAYOUT_SPARSE ? &strux_store_sparse_ops : &strux_store_dense_ops;
+    int64_t n_scratch = n_rows > dim ? n_rows : dim;
+    strux_status st = m->ops->create(m);
     if (st == STRUX_OK) st = strux_alloc_array(&m->s, (size_t)n_rows + 1, sizeof *m->s);
     if (st == STRUX_OK) st = strux_alloc_array(&m->nrm, (size_t)n_rows + 1, sizeof *m->nrm);
     if (st == STRUX_OK) st = strux_alloc_array(&m->extra, (size_t)n_extra + 1, sizeof *m->extra);
     if (st == STRUX_OK)
         st = strux_alloc_array(&m->scratch, (size_t)n_scratch + 1, sizeof *m->scratch);
     if (st == STRUX_OK) st = strux_alloc_array(&m->list, (size_t)n_rows + 1, sizeof *m->list);
+    if (st == STRUX_OK) st = strux_alloc_array(&m->ridx, 3 * (size_t)dim + 1, sizeof *m->ridx);
+    if (st == STRUX_OK) st = strux_alloc_array(&m->rval, 3 * (size_t)dim + 1, sizeof *m->rval);
     if (st != STRUX_OK) {
         strux_model_destroy(&m);
         return strux_error_frame(st, __FILE__, __LINE__, __func__);
@@ -94,12 +104,14 @@ strux_status strux_model_create_like(const strux_model *m, strux_model **out)
 void strux_model_destroy(strux_model **m)
 {
     if (!*m) return;
-    strux_free(&(*m)->v);
+    if ((*m)->ops) (*m)->ops->destroy(*m);
     strux_free(&(*m)->s);
     strux_free(&(*m)->nrm);
     strux_free(&(*m)->extra);
     strux_free(&(*m)->scratch);
     strux_free(&(*m)->list);
+    strux_free(&(*m)->ridx);
+    strux_free(&(*m)->rval);
     strux_free(m);
 }
 
@@ -113,8 +125,7 @@ void strux_model_set_free_col(strux_model *m, int32_t col) { m->free_col = col; 
 
 size_t strux_model_bytes(const strux_model *m)
 {
-    return (size_t)((int64_t)m->n_rows * m->dim) * value_size(m->kind) +
-           (size_t)m->n_rows * (2 * sizeof(double) + sizeof(int32_t)) +
+    return m->ops->bytes(m) + (size_t)m->n_rows * (2 * sizeof(double) + sizeof(int32_t)) +
            (size_t)m->n_extra * sizeof(double);
 }
 
@@ -129,7 +140,7 @@ static void fold_all(strux_model *m)
     for (int32_t k = 0; k < m->n_rows; k++)
         any |= m->s[k] != 1;
     if (!any) return;
-    strux_store_scale_rows(m, m->s);
+    m->ops->scale_rows(m, m->s);
     for (int32_t k = 0; k < m->n_rows; k++)
         m->s[k] = 1;
 }
@@ -143,16 +154,65 @@ static void keep_scale(strux_model *m, int32_t k)
     for (int32_t q = 0; q < m->n_rows; q++)
         f[q] = 1;
     f[k] = m->s[k];
-    strux_store_scale_rows(m, f);
+    m->ops->scale_rows(m, f);
     m->s[k] = 1;
 }
 
 static void zero_row(strux_model *m, int32_t k)
 {
-    for (int32_t j = 0; j < m->dim; j++)
-        strux_store_put(m, k, j, 0);
+    m->ops->set_row(m, k, 0, m->ridx, m->rval);
     m->s[k] = 1;
-    m->nrm[k] = 0;
+}
+
+/* ---- row-wise kernels over any two stores (model.c's generic path) ---- */
+
+/* Σ_k c[k]·(a_k·b_k) of the stored values, each row's non-zeros merged by column. */
+static double rows_dot(const strux_model *a, const strux_model *b, const double *c)
+{
+    int32_t *ia = a->ridx, *ib = a->ridx + a->dim;
+    double *va = a->rval, *vb = a->rval + a->dim, sum = 0;
+    for (int32_t k = 0; k < a->n_rows; k++) {
+        int32_t na = a->ops->row(a, k, ia, va), nb = b->ops->row(b, k, ib, vb), i = 0, j = 0;
+        double row = 0;
+        while (i < na && j < nb) {
+            if (ia[i] < ib[j])
+                i++;
+            else if (ia[i] > ib[j])
+                j++;
+            else
+                row += va[i++] * vb[j++];
+        }
+        sum += c[k] * row;
+    }
+    return sum;
+}
+
+/* y_k += c[k]·x_k of the stored values (rows with c[k] = 0 untouched), row by row. */
+static void rows_axpy(const strux_model *x, strux_model *y, const double *c)
+{
+    const int32_t D = y->dim;
+    int32_t *ix = y->ridx, *iy = y->ridx + D, *io = y->ridx + 2 * (size_t)D;
+    double *vx = y->rval, *vy = y->rval + D, *vo = y->rval + 2 * (size_t)D;
+    for (int32_t k = 0; k < y->n_rows; k++) {
+        if (c[k] == 0) continue;
+        int32_t nx = x->ops->row(x, k, ix, vx), ny = y->ops->row(y, k, iy, vy), i = 0, j = 0,
+                n = 0;
+        if (nx == 0) continue;
+        while (i < nx || j < ny) {
+            if (j == ny || (i < nx && ix[i] < iy[j])) {
+                io[n] = ix[i];
+                vo[n++] = 0 + c[k] * vx[i++];
+            } else if (i == nx || iy[j] < ix[i]) {
+                io[n] = iy[j];
+                vo[n++] = vy[j++];
+            } else {
+                io[n] = ix[i];
+                vo[n++] = vy[j++] + c[k] * vx[i++];
+            }
+        }
+        y->ops->set_row(y, k, n, io, vo);
+    }
+    y->ops->norms(y); /* every row's, as the dense kernels do */
 }
 
 /* ---- kernels ---- */
@@ -160,7 +220,7 @@ static void zero_row(strux_model *m, int32_t k)
 void strux_model_scores(const strux_model *m, const strux_csr *x, int64_t r, int32_t k0, int32_t n,
                         double *out)
 {
-    strux_store_scores(m, x, r, k0, n, NULL, out);
+    m->ops->scores(m, x, r, k0, n, NULL, out);
     for (int32_t q = 0; q < n; q++)
         out[q] *= m->s[k0 + q];
 }
@@ -168,7 +228,7 @@ void strux_model_scores(const strux_model *m, const strux_csr *x, int64_t r, int
 void strux_model_scores_rows(const strux_model *m, const strux_csr *x, int64_t r,
                              const int32_t *rows, int32_t n, double *out)
 {
-    strux_store_scores(m, x, r, 0, n, rows, out);
+    m->ops->scores(m, x, r, 0, n, rows, out);
     for (int32_t q = 0; q < n; q++)
         out[q] *= m->s[rows[q]];
 }
@@ -183,14 +243,14 @@ void strux_model_add(strux_model *m, const strux_csr *x, int64_t r, int32_t k0, 
             m->list[n_list] = k0 + q;
             m->scratch[n_list++] = a * c[q] / m->s[k0 + q];
         }
-    if (n_list) strux_store_add(m, x, r, n_list, m->list, m->scratch);
+    if (n_list) m->ops->add(m, x, r, n_list, m->list, m->scratch);
 }
 
 void strux_model_add_row(strux_model *m, const strux_csr *x, int64_t r, int32_t k, double c)
 {
     if (c == 0) return;
     double cs = c / m->s[k];
-    strux_store_add(m, x, r, 1, &k, &cs);
+    m->ops->add(m, x, r, 1, &k, &cs);
 }
 
 double strux_model_row_norm2(const strux_model *m, int32_t k)
@@ -205,7 +265,7 @@ double strux_model_norm2(const strux_model *m)
         sum += m->extra[q] * m->extra[q];
     for (int32_t k = 0; k < m->n_rows; k++)
         c[k] = m->s[k] * m->s[k];
-    sum += strux_store_dot(m, m, c);
+    sum += m->ops->dot ? m->ops->dot(m, m, c) : rows_dot(m, m, c);
     if (m->free_col >= 0)
         for (int32_t k = 0; k < m->n_rows; k++) {
             double b = strux_model_get(m, k, m->free_col);
@@ -242,9 +302,9 @@ void strux_model_shrink(strux_model *m, double a)
     for (int32_t k = 0; k < m->n_rows; k++) {
         double b = strux_model_get(m, k, fc);
         strux_model_scale_row(m, k, a);
-        double old = strux_store_get(m, k, fc), now = b / m->s[k]; /* b keeps its value */
-        strux_store_put(m, k, fc, now);
-        now = strux_store_get(m, k, fc);
+        double old = m->ops->get(m, k, fc), now = b / m->s[k]; /* b keeps its value */
+        m->ops->put(m, k, fc, now);
+        now = m->ops->get(m, k, fc);
         m->nrm[k] += now * now - old * old;
     }
     for (int64_t q = 0; q < m->n_extra; q++)
@@ -254,15 +314,17 @@ void strux_model_shrink(strux_model *m, double a)
 void strux_model_scale_cols(strux_model *m, const double *a)
 {
     fold_all(m);
-    for (int32_t k = 0; k < m->n_rows; k++)
-        for (int32_t j = 0; j < m->dim; j++)
-            if (a[j] != 1) strux_store_put(m, k, j, a[j] * strux_store_get(m, k, j));
-    strux_store_norms(m);
+    for (int32_t k = 0; k < m->n_rows; k++) {
+        int32_t n = m->ops->row(m, k, m->ridx, m->rval);
+        for (int32_t q = 0; q < n; q++)
+            m->rval[q] *= a[m->ridx[q]];
+        m->ops->set_row(m, k, n, m->ridx, m->rval);
+    }
 }
 
 void strux_model_zero(strux_model *m)
 {
-    memset(m->v, 0, (size_t)((int64_t)m->n_rows * m->dim) * value_size(m->kind));
+    m->ops->zero(m);
     memset(m->extra, 0, (size_t)m->n_extra * sizeof *m->extra);
     for (int32_t k = 0; k < m->n_rows; k++) {
         m->s[k] = 1;
@@ -289,18 +351,19 @@ strux_status strux_model_copy(strux_model *dst, const strux_model *src)
     STRUX_TRY(same_shape(dst, src, "copy"));
     if (dst == src) return STRUX_OK;
     memcpy(dst->extra, src->extra, (size_t)src->n_extra * sizeof *src->extra);
-    if (same_kind(dst, src)) {
-        memcpy(dst->v, src->v, (size_t)((int64_t)src->n_rows * src->dim) * value_size(src->kind));
+    if (same_kind(dst, src) && src->ops->copy) {
+        src->ops->copy(dst, src);
         memcpy(dst->s, src->s, (size_t)src->n_rows * sizeof *src->s);
         memcpy(dst->nrm, src->nrm, (size_t)src->n_rows * sizeof *src->nrm);
         return STRUX_OK;
     }
     for (int32_t k = 0; k < src->n_rows; k++) {
-        for (int32_t j = 0; j < src->dim; j++)
-            strux_store_put(dst, k, j, strux_store_get(src, k, j));
+        int32_t n = src->ops->row(src, k, dst->ridx, dst->rval);
+        dst->ops->set_row(dst, k, n, dst->ridx, dst->rval);
         dst->s[k] = src->s[k];
     }
-    strux_store_norms(dst);
+    if (same_kind(dst, src)) /* the kept norms, not recomputed ones: the copy continues alike */
+        memcpy(dst->nrm, src->nrm, (size_t)src->n_rows * sizeof *src->nrm);
     return STRUX_OK;
 }
 
@@ -310,19 +373,13 @@ strux_status strux_model_axpy(double a, const strux_model *x, strux_model *y)
     for (int64_t q = 0; q < x->n_extra; q++)
         y->extra[q] += a * x->extra[q];
     if (a == 0) return STRUX_OK;
-    if (same_kind(x, y) && x != y) {
-        double *c = y->scratch;
-        for (int32_t k = 0; k < x->n_rows; k++)
-            c[k] = a * x->s[k] / y->s[k];
-        strux_store_axpy(x, y, c);
-        return STRUX_OK;
-    }
-    for (int32_t k = 0; k < x->n_rows; k++) {
-        double c = a * x->s[k] / y->s[k];
-        for (int32_t j = 0; j < x->dim; j++)
-            strux_store_put(y, k, j, strux_store_get(y, k, j) + c * strux_store_get(x, k, j));
-    }
-    strux_store_norms(y);
+    double *c = y->scratch;
+    for (int32_t k = 0; k < x->n_rows; k++)
+        c[k] = a * x->s[k] / y->s[k];
+    if (same_kind(x, y) && x != y && y->ops->axpy)
+        y->ops->axpy(x, y, c);
+    else
+        rows_axpy(x, y, c);
     return STRUX_OK;
 }
 
@@ -331,57 +388,78 @@ double strux_model_dot(const strux_model *a, const strux_model *b)
     double sum = 0;
     for (int64_t q = 0; q < a->n_extra; q++)
         sum += a->extra[q] * b->extra[q];
-    if (same_kind(a, b)) {
-        double *c = a->scratch;
-        for (int32_t k = 0; k < a->n_rows; k++)
-            c[k] = a->s[k] * b->s[k];
-        return sum + strux_store_dot(a, b, c);
-    }
+    double *c = a->scratch;
     for (int32_t k = 0; k < a->n_rows; k++)
-        for (int32_t j = 0; j < a->dim; j++)
-            sum += strux_model_get(a, k, j) * strux_model_get(b, k, j);
-    return sum;
+        c[k] = a->s[k] * b->s[k];
+    return sum + (same_kind(a, b) && a->ops->dot ? a->ops->dot(a, b, c) : rows_dot(a, b, c));
 }
 
 void strux_model_get_row(const strux_model *m, int32_t k, double *out)
 {
-    for (int32_t j = 0; j < m->dim; j++)
-        out[j] = m->s[k] * strux_store_get(m, k, j);
+    memset(out, 0, (size_t)m->dim * sizeof *out);
+    int32_t n = m->ops->row(m, k, m->ridx, m->rval);
+    for (int32_t q = 0; q < n; q++)
+        out[m->ridx[q]] = m->s[k] * m->rval[q];
 }
 
 void strux_model_set_row(strux_model *m, int32_t k, const double *in)
 {
-    double n2 = 0;
-    for (int32_t j = 0; j < m->dim; j++) {
-        strux_store_put(m, k, j, in[j]);
-        double v = strux_store_get(m, k, j);
-        n2 += v * v;
-    }
+    int32_t n = 0;
+    for (int32_t j = 0; j < m->dim; j++)
+        if (STRUX_STORED(in[j])) {
+            m->ridx[n] = j;
+            m->rval[n++] = in[j];
+        }
+    m->ops->set_row(m, k, n, m->ridx, m->rval);
     m->s[k] = 1;
-    m->nrm[k] = n2;
+}
+
+void strux_model_set_row_sparse(strux_model *m, int32_t k, int32_t n, const int32_t *idx,
+                                const double *val)
+{
+    m->ops->set_row(m, k, n, idx, val);
+    m->s[k] = 1;
 }
 
 int32_t strux_model_row_nonzeros(const strux_model *m, int32_t k, int32_t *idx, double *val)
 {
-    int32_t n = 0;
-    for (int32_t j = 0; j < m->dim; j++) {
-        double v = strux_store_get(m, k, j);
-        if (v != 0) {
-            idx[n] = j;
-            val[n++] = m->s[k] * v;
-        }
-    }
+    int32_t n = m->ops->row(m, k, idx, val);
+    for (int32_t q = 0; q < n; q++)
+        val[q] *= m->s[k];
     return n;
+}
+
+int32_t strux_model_row_nnz(const strux_model *m, int32_t k)
+{
+    return m->ops->row(m, k, m->ridx, m->rval);
+}
+
+int64_t strux_model_prune(strux_model *m, double threshold)
+{
+    int64_t dropped = 0;
+    for (int32_t k = 0; k < m->n_rows; k++) {
+        int32_t n = m->ops->row(m, k, m->ridx, m->rval), kept = 0;
+        double t = threshold / fabs(m->s[k]); /* |s_k·v| < threshold */
+        for (int32_t q = 0; q < n; q++)
+            if (fabs(m->rval[q]) >= t) {
+                m->ridx[kept] = m->ridx[q];
+                m->rval[kept++] = m->rval[q];
+            }
+        if (kept == n) continue;
+        dropped += n - kept;
+        m->ops->set_row(m, k, kept, m->ridx, m->rval);
+    }
+    return dropped;
 }
 
 double strux_model_get(const strux_model *m, int32_t k, int32_t j)
 {
-    return m->s[k] * strux_store_get(m, k, j);
+    return m->s[k] * m->ops->get(m, k, j);
 }
 
 int64_t strux_model_find_non_finite(const strux_model *m)
 {
-    int64_t q = strux_store_find_non_finite(m);
+    int64_t q = m->ops->find_non_finite(m);
     if (q >= 0) return q;
     for (int64_t e = 0; e < m->n_extra; e++)
         if (!isfinite(m->extra[e])) return (int64_t)m->n_rows * m->dim + e;
@@ -391,8 +469,13 @@ int64_t strux_model_find_non_finite(const strux_model *m)
 strux_model_buffer strux_model_storage(strux_model *m)
 {
     fold_all(m);
-    return (strux_model_buffer){.v = m->v,
-                                .n_v = (int64_t)m->n_rows * m->dim,
+    void *v = m->ops->storage ? m->ops->storage(m) : NULL;
+    if (!v)
+        strux_error_set(STRUX_ERR_UNSUPPORTED, __FILE__, __LINE__, __func__,
+                        "the %s layout has no dense storage for collectives",
+                        strux_layout_name(m->kind.layout));
+    return (strux_model_buffer){.v = v,
+                                .n_v = v ? (int64_t)m->n_rows * m->dim : 0,
                                 .extra = m->extra,
                                 .n_extra = m->n_extra,
                                 .precision = m->kind.precision};
@@ -400,19 +483,31 @@ strux_model_buffer strux_model_storage(strux_model *m)
 
 void strux_model_refresh(strux_model *m)
 {
-    strux_store_norms(m);
+    m->ops->norms(m);
 }
 
-/* Per row: its scale, its kept norm and its stored values as doubles (exact for float), so a
- * model read back continues bit-identically in any kind of the same precision. */
+/* Per row: its scale, its kept norm, then its stored values as doubles (exact for float): a
+ * count n and n columns (int32) and values where that is smaller than the dim values, else
+ * n = −1 and all dim values. A model read back continues bit-identically in any kind of the
+ * same precision. */
 strux_status strux_model_put(const strux_model *m, strux_blob *b)
 {
     double *row = m->scratch; /* dim ≤ scratch length */
     for (int32_t k = 0; k < m->n_rows; k++) {
-        for (int32_t j = 0; j < m->dim; j++)
-            row[j] = strux_store_get(m, k, j);
+        int64_t n = m->ops->row(m, k, m->ridx, m->rval);
         STRUX_TRY(strux_blob_put(b, &m->s[k], sizeof *m->s));
         STRUX_TRY(strux_blob_put(b, &m->nrm[k], sizeof *m->nrm));
+        if (n * (int64_t)(sizeof(int32_t) + sizeof(double)) < (int64_t)m->dim * 8) {
+            STRUX_TRY(strux_blob_put(b, &n, sizeof n));
+            STRUX_TRY(strux_blob_put(b, m->ridx, (size_t)n * sizeof *m->ridx));
+            STRUX_TRY(strux_blob_put(b, m->rval, (size_t)n * sizeof *m->rval));
+            continue;
+        }
+        memset(row, 0, (size_t)m->dim * sizeof *row);
+        for (int64_t q = 0; q < n; q++)
+            row[m->ridx[q]] = m->rval[q];
+        n = -1;
+        STRUX_TRY(strux_blob_put(b, &n, sizeof n));
         STRUX_TRY(strux_blob_put(b, row, (size_t)m->dim * sizeof *row));
     }
     return strux_blob_put(b, m->extra, (size_t)m->n_extra * sizeof *m->extra);
@@ -422,13 +517,29 @@ strux_status strux_model_get_blob(strux_model *m, strux_blob *b, const char *wha
 {
     double *row = m->scratch;
     for (int32_t k = 0; k < m->n_rows; k++) {
-        STRUX_TRY(strux_blob_get(b, &m->s[k], sizeof *m->s, what));
-        STRUX_TRY(strux_blob_get(b, &m->nrm[k], sizeof *m->nrm, what));
-        STRUX_TRY(strux_blob_get(b, row, (size_t)m->dim * sizeof *row, what));
-        STRUX_CHECK(isfinite(m->s[k]) && m->s[k] != 0 && isfinite(m->nrm[k]), STRUX_ERR_INPUT,
-                    "%s: row %d has scale %g and norm %g", what, k, m->s[k], m->nrm[k]);
-        for (int32_t j = 0; j < m->dim; j++)
-            strux_store_put(m, k, j, row[j]);
+        double s, nrm;
+        int64_t n;
+        STRUX_TRY(strux_blob_get(b, &s, sizeof s, what));
+        STRUX_TRY(strux_blob_get(b, &nrm, sizeof nrm, what));
+        STRUX_TRY(strux_blob_get(b, &n, sizeof n, what));
+        STRUX_CHECK(isfinite(s) && s != 0 && isfinite(nrm) && n >= -1 && n <= m->dim,
+                    STRUX_ERR_INPUT, "%s: row %d has scale %g, norm %g and %lld entries", what, k,
+                    s, nrm, (long long)n);
+        if (n >= 0) {
+            STRUX_TRY(strux_blob_get(b, m->ridx, (size_t)n * sizeof *m->ridx, what));
+            STRUX_TRY(strux_blob_get(b, m->rval, (size_t)n * sizeof *m->rval, what));
+            for (int64_t q = 0; q < n; q++)
+                STRUX_CHECK(m->ridx[q] >= 0 && m->ridx[q] < m->dim &&
+                                (q == 0 || m->ridx[q] > m->ridx[q - 1]),
+                            STRUX_ERR_INPUT, "%s: row %d entry %lld has column %d", what, k,
+                            (long long)q, m->ridx[q]);
+            m->ops->set_row(m, k, (int32_t)n, m->ridx, m->rval);
+        } else {
+            STRUX_TRY(strux_blob_get(b, row, (size_t)m->dim * sizeof *row, what));
+            strux_model_set_row(m, k, row);
+        }
+        m->s[k] = s;
+        m->nrm[k] = nrm; /* the kept norm, so the iterate continues bit-identically */
     }
     return strux_blob_get(b, m->extra, (size_t)m->n_extra * sizeof *m->extra, what);
 }

@@ -1,11 +1,25 @@
 /* linalg/model_impl.h - private layout of the weight store (strux/model.h), seen only by
- * src/linalg and white-box tests, and the dense kernels of store_dense.c that model.c dispatches
- * to. A row is w_k = s[k]·v_k; nrm[k] = ||v_k||² of the stored values, kept up to date by every
+ * src/linalg and white-box tests, and the ops table of the stores model.c dispatches to: the
+ * dense stores (store_dense.c: label- and feature-major) and the sparse store (store_sparse.c).
+ * A row is w_k = s[k]·v_k; nrm[k] = ||v_k||² of the stored values, kept up to date by every
  * kernel that writes v (so ||w_k||² = s[k]²·nrm[k] is O(1)). */
 #ifndef STRUX_MODEL_IMPL_H
 #define STRUX_MODEL_IMPL_H
 
 #include "strux/model.h"
+
+/* A row of the sparse layout: n stored entries at ascending columns idx[0..n) with values val
+ * (double or float), room for cap; cap = STRUX_ROW_DENSE: val holds all dim values and idx is
+ * NULL (the row filled past strux_model.dense_at). */
+typedef struct strux_sparse_row {
+    int32_t n;
+    int32_t cap;
+    int32_t *idx;
+    void *val;
+} strux_sparse_row;
+#define STRUX_ROW_DENSE (-1)
+
+typedef struct strux_store_ops strux_store_ops;
 
 struct strux_model {
     int32_t n_rows;
@@ -13,34 +27,67 @@ struct strux_model {
     int64_t n_extra;
     strux_model_kind kind;
     int32_t free_col;
-    void *v;          /* n_rows·dim stored values (double or float), in kind.layout */
-    double *s;        /* n_rows row scales */
-    double *nrm;      /* n_rows ||v_k||² */
-    double *extra;    /* n_extra free parameters */
-    double *scratch;  /* max(n_rows, dim) doubles for kernels that write */
-    int32_t *list;    /* n_rows row indices for kernels that write */
+    const strux_store_ops *ops;
+    void *v;                /* dense layouts: n_rows·dim stored values (double or float) */
+    strux_sparse_row *rows; /* sparse layout: n_rows rows */
+    int32_t dense_at;       /* sparse layout: a row with more entries is stored dense */
+    double *s;              /* n_rows row scales */
+    double *nrm;            /* n_rows ||v_k||² */
+    double *extra;          /* n_extra free parameters */
+    double *scratch;        /* max(n_rows, dim) doubles for kernels that write */
+    int32_t *list;          /* n_rows row indices for kernels that write */
+    int32_t *ridx;          /* 3·dim column indices for the row-wise kernels of model.c */
+    double *rval;           /* 3·dim values beside ridx */
 };
+
+/* The values a row keeps: all but +0 (−0 is kept, so files and checkpoints round-trip bit for
+ * bit); needs <math.h>. */
+#define STRUX_STORED(v) ((v) != 0 || signbit(v))
 
 /* A row scale outside [1/STRUX_SCALE_FOLD, STRUX_SCALE_FOLD] is folded into its stored values. */
 #define STRUX_SCALE_FOLD 1e100
 
-/* Dense kernels (store_dense.c), for both layouts and precisions. */
-void strux_store_scores(const strux_model *m, const strux_csr *x, int64_t r, int32_t k0,
-                        int32_t n, const int32_t *rows, double *out);
-void strux_store_add(strux_model *m, const strux_csr *x, int64_t r, int32_t n_list,
-                     const int32_t *rows, const double *cs);
-/* Stored value of (k, j) as double / set it (nrm not updated). */
-double strux_store_get(const strux_model *m, int32_t k, int32_t j);
-void strux_store_put(strux_model *m, int32_t k, int32_t j, double v);
-/* v_k ← a·v_k for every row with a[k] ≠ 1 (nrm updated). */
-void strux_store_scale_rows(strux_model *m, const double *a);
-/* nrm recomputed from the stored values. */
-void strux_store_norms(strux_model *m);
-/* Σ_k c[k]·(a_k·b_k) over the stored values of two models of one kind (c: n_rows factors). */
-double strux_store_dot(const strux_model *a, const strux_model *b, const double *c);
-/* y_k += c[k]·x_k over the stored values of two models of one kind (nrm of y recomputed). */
-void strux_store_axpy(const strux_model *x, strux_model *y, const double *c);
-/* Index (in storage order) of a non-finite stored value, or −1. */
-int64_t strux_store_find_non_finite(const strux_model *m);
+/* The kernels of one storage layout, on stored values (scales are model.c's). Entries marked
+ * "may be NULL" fall back to model.c's row-wise versions over row/set_row. */
+struct strux_store_ops {
+    /* Allocate the zero stored values of m (shape and kind set) / free them. */
+    strux_status (*create)(strux_model *m);
+    void (*destroy)(strux_model *m);
+    /* Bytes of the stored values and their indices. */
+    size_t (*bytes)(const strux_model *m);
+    /* out[q] = v_k·x_r for k = rows[q] (rows NULL: k = k0 + q), q < n. */
+    void (*scores)(const strux_model *m, const strux_csr *x, int64_t r, int32_t k0, int32_t n,
+                   const int32_t *rows, double *out);
+    /* v_{rows[q]} += cs[q]·x_r for q < n_list; nrm follows. */
+    void (*add)(strux_model *m, const strux_csr *x, int64_t r, int32_t n_list,
+                const int32_t *rows, const double *cs);
+    /* Stored value of (k, j) as double / set it (nrm not updated). */
+    double (*get)(const strux_model *m, int32_t k, int32_t j);
+    void (*put)(strux_model *m, int32_t k, int32_t j, double v);
+    /* The non-zero stored values of row k at ascending columns; returns their count (≤ dim). */
+    int32_t (*row)(const strux_model *m, int32_t k, int32_t *idx, double *val);
+    /* Row k ← the n values val at ascending columns idx (every other value 0); nrm[k] follows. */
+    void (*set_row)(strux_model *m, int32_t k, int32_t n, const int32_t *idx, const double *val);
+    /* Every stored value 0 (nrm too). */
+    void (*zero)(strux_model *m);
+    /* v_k ← a[k]·v_k for every row with a[k] ≠ 1 (nrm updated). */
+    void (*scale_rows)(strux_model *m, const double *a);
+    /* nrm recomputed from the stored values. */
+    void (*norms)(strux_model *m);
+    /* dst's stored values ← src's (same kind; may be NULL). */
+    void (*copy)(strux_model *dst, const strux_model *src);
+    /* Σ_k c[k]·(a_k·b_k) over the stored values of two models of one kind (may be NULL). */
+    double (*dot)(const strux_model *a, const strux_model *b, const double *c);
+    /* y_k += c[k]·x_k over the stored values of two models of one kind, nrm of y recomputed
+     * (may be NULL). */
+    void (*axpy)(const strux_model *x, strux_model *y, const double *c);
+    /* Flat label-major index of the first non-finite stored value, or −1. */
+    int64_t (*find_non_finite)(const strux_model *m);
+    /* The n_rows·dim stored values as one buffer for collectives (NULL: the layout has none). */
+    void *(*storage)(strux_model *m);
+};
+
+extern const strux_store_ops strux_store_dense_ops;  /* store_dense.c */
+extern const strux_store_ops strux_store_sparse_ops; /* store_sparse.c */
 
 #endif

@@ -431,9 +431,56 @@ done:
     return STRUX_OK;
 }
 
+/* Root's sum of every rank's model blob (in rank order) into m, as a blob in *sum. */
+static strux_status sum_blobs(strux_model *m, strux_blob *all, strux_blob *sum, int n_ranks)
+{
+    strux_model *acc = NULL, *one = NULL;
+    strux_status st = strux_model_create_like(m, &acc);
+    if (st == STRUX_OK) st = strux_model_create_like(m, &one);
+    for (int r = 0; st == STRUX_OK && r < n_ranks; r++) {
+        st = strux_model_get_blob(one, all, "a rank's sparse weights");
+        if (st == STRUX_OK) st = strux_model_axpy(1.0, one, acc);
+    }
+    if (st == STRUX_OK) st = strux_model_put(acc, sum);
+    strux_model_destroy(&acc);
+    strux_model_destroy(&one);
+    return st;
+}
+
+/* The sparse layout's sum: each rank's non-zeros (a model blob: per row its columns and values)
+ * gathered on rank 0, summed there rank by rank and broadcast, so a sync moves the non-zeros,
+ * never n_rows·dim values. */
+static strux_status allreduce_sparse(strux_solver *s, strux_model *m)
+{
+    strux_blob mine = {0}, all = {0}, sum = {0};
+    strux_status st = strux_model_put(m, &mine);
+    STRUX_TRY(strux_comm_agree(s->comm, st));
+    void *gathered = NULL;
+    size_t n_all = 0;
+    st = strux_comm_gather_bytes(s->comm, mine.data, mine.n, 0, &gathered, &n_all);
+    strux_blob_free(&mine);
+    if (st == STRUX_OK && strux_comm_rank(s->comm) == 0) {
+        all = (strux_blob){.data = gathered, .n = n_all, .cap = n_all};
+        st = sum_blobs(m, &all, &sum, strux_comm_size(s->comm));
+    } else {
+        strux_free(&gathered);
+    }
+    st = strux_comm_agree(s->comm, st);
+    int64_t n = (int64_t)sum.n;
+    if (st == STRUX_OK) st = strux_comm_bcast(s->comm, &n, sizeof n, 0);
+    if (st == STRUX_OK && strux_comm_rank(s->comm) != 0) st = strux_blob_put(&sum, NULL, (size_t)n);
+    if (st == STRUX_OK) st = strux_comm_bcast(s->comm, sum.data, (size_t)n, 0);
+    sum.pos = 0;
+    if (st == STRUX_OK) st = strux_model_get_blob(m, &sum, "the summed sparse weights");
+    strux_blob_free(&all);
+    strux_blob_free(&sum);
+    return strux_comm_agree(s->comm, st);
+}
+
 strux_status strux_solver_allreduce_model(strux_solver *s, strux_model *m)
 {
     if (strux_comm_size(s->comm) == 1) return STRUX_OK;
+    if (strux_model_kind_of(m).layout == STRUX_LAYOUT_SPARSE) return allreduce_sparse(s, m);
     strux_model_buffer b = strux_model_storage(m);
     STRUX_TRY(b.precision == STRUX_PRECISION_FLOAT
                   ? strux_comm_allreduce_sum_float(s->comm, b.v, b.n_v)

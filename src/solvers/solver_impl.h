@@ -62,7 +62,8 @@ typedef struct strux_solver_entry {
 extern const strux_solver_entry strux_solver_registry[];
 
 strux_status strux_solver_create_sgd(strux_solver *s);
-/* m ← Σ over ranks of m (the stored values, row scales folded first). Collective. */
+/* m ← Σ over ranks of m (the stored values, row scales folded first; a sparse model as its
+ * non-zeros, gathered, summed on rank 0 in rank order and broadcast). Collective. */
 strux_status strux_solver_allreduce_model(strux_solver *s, strux_model *m);
 
 #endif

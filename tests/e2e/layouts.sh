@@ -9,10 +9,15 @@
 # -np 1, 2 and 4 give the same weights per kind (1e-9 relative, float 1e-6: the float stores
 # round the synced weights); output.precision = float writes float32 weights that h5dump shows
 # as such and that predict reads; a resumed run in each kind ends bit-identical to the
-# uninterrupted one.
+# uninterrupted one. The sparse layout (model.layout = sparse) on yeast sdca and sgd at -np 1:
+# double the same weights and predictions as label_major double, float as the float kinds; on
+# bibtex (sparse features, rows of the sparse store grow from empty) sdca's weights equal
+# label_major double's bit for bit; sparse double also in the -np 1/2/4 and resume checks (its
+# sync moves the non-zeros: gathered, summed on rank 0 in rank order, broadcast).
 . tests/common/tap.sh
 D=${STRUX_DATA}
 KINDS="label_major:double feature_major:double label_major:float feature_major:float"
+SPARSE_KINDS="$KINDS sparse:double sparse:float"
 COMMON=(--quiet --set output.eval_every=0 --set data.test= --set output.metrics=)
 
 compare() { # compare REF.h5 OTHER.h5 REF_PRED OTHER_PRED TOL_W TOL_OBJ MAX_PRED_DIFF
@@ -31,10 +36,10 @@ sys.exit(0 if ok and len(pa) == len(pb) else 1)
 PY
 }
 
-run_kinds() { # NAME FLOAT_COMPARED(1|0) CONFIG TEST_DATA EXTRA...
+run_kinds() { # NAME FLOAT_COMPARED(1|0) CONFIG TEST_DATA EXTRA... (kinds: RUN_KINDS or KINDS)
     local name=$1 float_cmp=$2 config=$3 test=$4
     shift 4
-    for kind in $KINDS; do
+    for kind in ${RUN_KINDS:-$KINDS}; do
         IFS=: read -r lay prec <<<"$kind"
         "$STRUX" train $config "${COMMON[@]}" "$@" --set model.layout=$lay \
             --set model.precision=$prec --set output.model="$WORK/${name}_$lay$prec.h5" \
@@ -54,10 +59,20 @@ run_kinds() { # NAME FLOAT_COMPARED(1|0) CONFIG TEST_DATA EXTRA...
     done
 }
 
-run_kinds yeast_sdca 1 configs/yeast.ini "$D/yeast/yeast_test.svm.gz" --set solver.epochs=40 \
-    --set solver.tol=0
-run_kinds yeast_sgd 1 configs/yeast.ini "$D/yeast/yeast_test.svm.gz" --set solver.type=sgd \
-    --set solver.epochs=5
+RUN_KINDS=$SPARSE_KINDS run_kinds yeast_sdca 1 configs/yeast.ini "$D/yeast/yeast_test.svm.gz" \
+    --set solver.epochs=40 --set solver.tol=0
+RUN_KINDS=$SPARSE_KINDS run_kinds yeast_sgd 1 configs/yeast.ini "$D/yeast/yeast_test.svm.gz" \
+    --set solver.type=sgd --set solver.epochs=5
+RUN_KINDS="label_major:double sparse:double" run_kinds bibtex_sdca 1 configs/bibtex_margin.ini \
+    "$D/bibtex/bibtex_test.svm.gz" --set solver.epochs=2 --set solver.tol=0
+$PY - "$WORK/bibtex_sdca_label_majordouble.h5" "$WORK/bibtex_sdca_sparsedouble.h5" <<'PY' >"$WORK/cmp"
+import sys, h5py, numpy as np
+a, b = h5py.File(sys.argv[1], "r")["weights"][:], h5py.File(sys.argv[2], "r")["weights"][:]
+print(f"# {np.count_nonzero(a)} of {a.size} weights non-zero, max difference {np.abs(a - b).max()}")
+sys.exit(0 if np.array_equal(a, b) else 1)
+PY
+ok $? "bibtex sdca: sparse double weights equal label_major double's bit for bit"
+diag <"$WORK/cmp"
 run_kinds yeast_slack 1 configs/yeast_slack.ini "$D/yeast/yeast_test.svm.gz" --set solver.epochs=3
 run_kinds yeast_pairwise 0 configs/yeast_pairwise.ini "$D/yeast/yeast_test.svm.gz" \
     --set solver.epochs=3
@@ -69,7 +84,7 @@ run_kinds ocr 0 configs/ocr.ini "$O/ocr_test.svmhmm" --set data.train="$O/ocr_tr
     --set data.label_names="$O/ocr.tags" --set task.tags="$O/ocr.tags" --set solver.epochs=3
 
 # rank-count invariance per kind at solver.blocks = 4
-for kind in $KINDS; do
+for kind in $KINDS sparse:double; do
     IFS=: read -r lay prec <<<"$kind"
     for np in 1 2 4; do
         $MPIRUN -np $np "$STRUX" train configs/yeast.ini "${COMMON[@]}" --set solver.type=sdca \
@@ -107,7 +122,7 @@ ok $? "inspect names the stored type"
 ok $? "predict reads a float32 model"
 
 # resume bit-identical per kind (sgd: row scales and kept norms travel in the checkpoint)
-for kind in feature_major:double feature_major:float; do
+for kind in feature_major:double feature_major:float sparse:double; do
     IFS=: read -r lay prec <<<"$kind"
     for s in sgd sdca; do
         args=(configs/yeast.ini "${COMMON[@]}" --set solver.type=$s --set solver.epochs=6

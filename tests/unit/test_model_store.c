@@ -1,9 +1,13 @@
-/* tests/unit/test_model_store.c - the weight store (strux/model.h) in every kind (label- and
- * feature-major, double and float) against a flat label-major double reference: scores of sparse
+/* tests/unit/test_model_store.c - the weight store (strux/model.h) in every kind (label-major,
+ * feature-major and sparse, double and float) against a flat label-major double reference, from
+ * dense weights (sparse rows stored dense) and from weights with most entries 0 (sparse rows
+ * stored sparse): scores of sparse
  * rows against all rows and a list of rows, additions, row scales (including the fold of extreme
  * scales and SGD's shrink with a free column), column scales, norms kept up to date, copy, axpy
  * and dot across kinds, non-zero iteration, non-finite search, blob round trips and the storage
- * view collectives use. Float kinds are compared with the float rounding of the reference. */
+ * view collectives use (refused by the sparse layout); a sparse row's growth into a dense one,
+ * its bytes against nnz × (4 + value size), and the sparse layout at np 1 against label-major
+ * double bit for bit. Float kinds are compared with the float rounding of the reference. */
 #include "test_common.h"
 
 #include "strux/linalg.h"
@@ -18,11 +22,14 @@
 #define E 3  /* free parameters */
 #define NW (K * D + E)
 
-static const strux_model_kind kinds[4] = {
+#define N_KINDS 6
+static const strux_model_kind kinds[N_KINDS] = {
     {STRUX_LAYOUT_LABEL_MAJOR, STRUX_PRECISION_DOUBLE},
     {STRUX_LAYOUT_FEATURE_MAJOR, STRUX_PRECISION_DOUBLE},
     {STRUX_LAYOUT_LABEL_MAJOR, STRUX_PRECISION_FLOAT},
     {STRUX_LAYOUT_FEATURE_MAJOR, STRUX_PRECISION_FLOAT},
+    {STRUX_LAYOUT_SPARSE, STRUX_PRECISION_DOUBLE},
+    {STRUX_LAYOUT_SPARSE, STRUX_PRECISION_FLOAT},
 };
 
 /* Three sparse rows over D + 2 columns (the last two beyond the model's dim: ignored). */
@@ -67,20 +74,25 @@ static void assert_model_equals(const strux_model *m, const double *w, double rt
     }
 }
 
+/* Normal weights; with zeros set, about 3 in 4 row weights are 0 (sparse rows stay sparse). */
+static int zeros;
+
 static void random_weights(double *w, uint64_t seed)
 {
     strux_rng r;
     strux_rng_init(&r, seed, 0, 0);
-    for (int k = 0; k < NW; k++)
+    for (int k = 0; k < NW; k++) {
         w[k] = strux_rng_normal(&r);
+        if (zeros && k < K * D && strux_rng_uniform(&r) < 0.75) w[k] = 0;
+    }
 }
 
 static void test_kernels(void **state)
 {
-    (void)state;
+    zeros = *state != NULL;
     strux_csr x;
     make_x(&x);
-    for (int q = 0; q < 4; q++) {
+    for (int q = 0; q < N_KINDS; q++) {
         strux_model_kind kind = kinds[q];
         double rtol = kind.precision == STRUX_PRECISION_FLOAT ? 1e-6 : 1e-13;
         strux_model *m;
@@ -196,9 +208,9 @@ static void test_kernels(void **state)
 /* copy, axpy and dot between every pair of kinds; blob and storage round trips */
 static void test_across_kinds(void **state)
 {
-    (void)state;
-    for (int p = 0; p < 4; p++)
-        for (int q = 0; q < 4; q++) {
+    zeros = *state != NULL;
+    for (int p = 0; p < N_KINDS; p++)
+        for (int q = 0; q < N_KINDS; q++) {
             int lossy = kinds[p].precision == STRUX_PRECISION_FLOAT ||
                         kinds[q].precision == STRUX_PRECISION_FLOAT;
             double rtol = lossy ? 1e-6 : 1e-13;
@@ -236,6 +248,15 @@ static void test_across_kinds(void **state)
             strux_blob_free(&blob);
 
             strux_model_buffer s = strux_model_storage(a); /* scales folded: the plain values */
+            if (kinds[p].layout == STRUX_LAYOUT_SPARSE) { /* no dense buffer: refused */
+                assert_null(s.v);
+                assert_int_equal(s.n_v, 0);
+                assert_non_null(strstr(strux_error_message(), "no dense storage"));
+                assert_model_equals(a, wa, rtol);
+                strux_model_destroy(&a);
+                strux_model_destroy(&b);
+                continue;
+            }
             assert_int_equal(s.n_v, K * D);
             assert_int_equal(s.n_extra, E);
             if (s.precision == STRUX_PRECISION_DOUBLE)
@@ -256,6 +277,202 @@ static void test_across_kinds(void **state)
     strux_model_destroy(&b);
 }
 
+/* Sparse rows that grow: random sparse x rows added to a sparse model and a label-major one of
+ * the same precision side by side: the same stored values, kept norms and scores bit for bit
+ * (the sparse kernels sum in the dense kernels' order), the sparse rows' bytes within
+ * nnz × (4 + value size) × 1.5 (growth) plus 4 entries' room, a row past dense_at stored dense
+ * (then no bytes of index), and the blob round trip keeps the kept norms. */
+#define GD 60  /* features: a double row turns dense past 40 entries, a float one past 30 */
+#define GK 4   /* rows */
+#define GN 40  /* x rows */
+#define GP 6   /* non-zeros per x row */
+static void test_sparse_growth(void **state)
+{
+    (void)state;
+    strux_csr x;
+    assert_strux_ok(strux_csr_alloc(&x, GN, GD + 10, GN * GP));
+    strux_rng r;
+    strux_rng_init(&r, 5, 0, 0);
+    for (int i = 0; i < GN; i++) {
+        x.ptr[i + 1] = x.ptr[i] + GP;
+        int32_t c = (int32_t)(strux_rng_uniform(&r) * 30);
+        for (int p = 0; p < GP; p++) { /* ascending distinct columns, some beyond GD */
+            x.col[i * GP + p] = c;
+            x.val[i * GP + p] = (float)strux_rng_normal(&r);
+            c += 1 + (int32_t)(strux_rng_uniform(&r) * 7);
+        }
+    }
+    for (int prec = 0; prec < 2; prec++) {
+        strux_model_kind sk = {STRUX_LAYOUT_SPARSE, (strux_precision)prec},
+                         dk = {STRUX_LAYOUT_LABEL_MAJOR, (strux_precision)prec};
+        size_t vs = prec ? sizeof(float) : sizeof(double);
+        strux_model *sp, *de;
+        assert_strux_ok(strux_model_create(GK, GD, 0, sk, &sp));
+        assert_strux_ok(strux_model_create(GK, GD, 0, dk, &de));
+        for (int i = 0; i < GN; i++) {
+            /* row 0 takes every x row (turns dense), rows 1..3 every 16th (stay sparse) */
+            double c[GK] = {0.5 - 0.01 * i, i % 16 == 1 ? 1.5 : 0, i % 16 == 2 ? -0.75 : 0,
+                            i % 16 == 3 ? 2 : 0};
+            strux_model_add(sp, &x, i, 0, GK, 1.0, c);
+            strux_model_add(de, &x, i, 0, GK, 1.0, c);
+            if (i % 7 == 3) { /* scales in play */
+                strux_model_scale_row(sp, i % GK, -1.25);
+                strux_model_scale_row(de, i % GK, -1.25);
+            }
+        }
+        double ws[GK * GD], wd[GK * GD], os[GK], od[GK];
+        test_model_get_flat(sp, ws);
+        test_model_get_flat(de, wd);
+        assert_memory_equal(ws, wd, sizeof ws);
+        for (int k = 0; k < GK; k++)
+            assert_true(strux_model_row_norm2(sp, k) == strux_model_row_norm2(de, k));
+        assert_true(strux_model_norm2(sp) == strux_model_norm2(de));
+        for (int i = 0; i < GN; i++) {
+            strux_model_scores(sp, &x, i, 0, GK, os);
+            strux_model_scores(de, &x, i, 0, GK, od);
+            assert_memory_equal(os, od, sizeof os);
+        }
+        /* bytes: row 0 dense (GD values), rows 1..3 sparse within 1.5 × nnz entries + 4 */
+        int32_t idx[GD];
+        double val[GD];
+        size_t want = GD * vs, fixed = GK * (2 * sizeof(double) + sizeof(int32_t));
+        int64_t nnz0 = strux_model_row_nonzeros(sp, 0, idx, val);
+        assert_true(nnz0 > (int64_t)(GD * vs / (4 + vs))); /* past dense_at */
+        for (int k = 1; k < GK; k++) {
+            int32_t n = strux_model_row_nonzeros(sp, k, idx, val);
+            assert_true(n >= GP && n < GD / 2);
+            want += (size_t)(1.5 * n + 4) * (4 + vs);
+        }
+        size_t got = strux_model_bytes(sp) - fixed;
+        assert_true(got <= want + GK * 24);
+        assert_true(got < strux_model_bytes(de) - fixed); /* smaller than the dense model */
+        /* blob round trip into a fresh sparse model keeps scales and kept norms bit for bit */
+        strux_blob blob = {0};
+        assert_strux_ok(strux_model_put(sp, &blob));
+        /* sparse rows travel as their non-zeros: row 0 dense, rows 1..3 as (column, value) */
+        size_t want_blob = 24 + GD * sizeof(double);
+        for (int k = 1; k < GK; k++)
+            want_blob += 24 + (size_t)strux_model_row_nonzeros(sp, k, idx, val) * 12;
+        assert_int_equal(blob.n, want_blob);
+        strux_model *back;
+        assert_strux_ok(strux_model_create(GK, GD, 0, sk, &back));
+        blob.pos = 0;
+        assert_strux_ok(strux_model_get_blob(back, &blob, "weights"));
+        strux_blob_free(&blob);
+        for (int k = 0; k < GK; k++)
+            assert_true(strux_model_row_norm2(back, k) == strux_model_row_norm2(sp, k));
+        test_model_get_flat(back, wd);
+        assert_memory_equal(ws, wd, sizeof ws);
+        /* set_row with few entries makes the dense row sparse again */
+        double row[GD] = {0};
+        row[7] = 3;
+        size_t before = strux_model_bytes(back);
+        strux_model_set_row(back, 0, row);
+        assert_true(strux_model_bytes(back) < before - GD * vs / 2);
+        assert_true(strux_model_get(back, 0, 7) == 3 && strux_model_row_norm2(back, 0) == 9);
+        strux_model_destroy(&back);
+        strux_model_destroy(&sp);
+        strux_model_destroy(&de);
+    }
+    strux_csr_free(&x);
+}
+
+/* Long sparse rows against short x rows (the kernels search a row instead of merging it): rows
+ * with evenly spread columns and with clustered ones (interpolation far off: bisection), x
+ * columns before, inside and after a row's range; scores and additions equal label-major's. */
+static void test_sparse_search(void **state)
+{
+    (void)state;
+    enum { SD = 3000, SK = 3, SN = 200 };
+    strux_model *sp, *de;
+    strux_model_kind sk = {STRUX_LAYOUT_SPARSE, STRUX_PRECISION_DOUBLE};
+    assert_strux_ok(strux_model_create(SK, SD, 0, sk, &sp));
+    assert_strux_ok(strux_model_create(SK, SD, 0, STRUX_MODEL_PLAIN, &de));
+    static double row[SD];
+    strux_rng r;
+    strux_rng_init(&r, 9, 0, 0);
+    for (int k = 0; k < SK; k++) {
+        memset(row, 0, sizeof row);
+        for (int j = 0; j < SD; j++) {
+            int on = k == 0   ? j % 3 == 1                      /* even */
+                     : k == 1 ? (j < 40 || (j > 2900 && j % 2)) /* two clusters */
+                              : (j % 500 < 150 && j % 2 == 0);  /* bands */
+            if (on) row[j] = strux_rng_normal(&r);
+        }
+        strux_model_set_row(sp, k, row);
+        strux_model_set_row(de, k, row);
+    }
+    strux_csr x;
+    assert_strux_ok(strux_csr_alloc(&x, SN, SD, SN * 3));
+    for (int i = 0; i < SN; i++) {
+        x.ptr[i + 1] = x.ptr[i] + 3;
+        int32_t c = (int32_t)(strux_rng_uniform(&r) * 1000);
+        for (int p = 0; p < 3; p++) {
+            x.col[i * 3 + p] = c;
+            x.val[i * 3 + p] = (float)strux_rng_normal(&r);
+            c += 1 + (int32_t)(strux_rng_uniform(&r) * 900);
+            if (c >= SD) c = SD - 3 + p;
+        }
+    }
+    double os[SK], od[SK];
+    const double cs[SK] = {0.5, -1, 2};
+    for (int i = 0; i < SN; i++) {
+        strux_model_scores(sp, &x, i, 0, SK, os);
+        strux_model_scores(de, &x, i, 0, SK, od);
+        assert_memory_equal(os, od, sizeof os);
+        if (i % 10 == 0) { /* a few additions: new columns land inside long rows */
+            strux_model_add(sp, &x, i, 0, SK, 0.1, cs);
+            strux_model_add(de, &x, i, 0, SK, 0.1, cs);
+        }
+    }
+    static double ws[SK * SD], wd[SK * SD];
+    test_model_get_flat(sp, ws);
+    test_model_get_flat(de, wd);
+    assert_memory_equal(ws, wd, sizeof ws);
+    for (int k = 0; k < SK; k++)
+        assert_true(strux_model_row_norm2(sp, k) == strux_model_row_norm2(de, k));
+    strux_csr_free(&x);
+    strux_model_destroy(&sp);
+    strux_model_destroy(&de);
+}
+
+/* DiSMEC's pruning in every kind: |w| < t dropped (row scales applied), non-zeros per row
+ * counted, the free parameters kept; a sparse model gives back room. */
+static void test_prune(void **state)
+{
+    zeros = *state != NULL;
+    for (int q = 0; q < N_KINDS; q++) {
+        strux_model *m;
+        assert_strux_ok(strux_model_create(K, D, E, kinds[q], &m));
+        double w[NW];
+        random_weights(w, 31);
+        test_model_set_flat(m, w);
+        round_to(kinds[q], w);
+        strux_model_scale_row(m, 2, -3.0);
+        for (int j = 0; j < D; j++) w[2 * D + j] *= -3.0;
+        size_t before = strux_model_bytes(m);
+        int64_t want = 0;
+        for (int k = 0; k < K * D; k++)
+            if (w[k] != 0 && fabs(w[k]) < 0.8) {
+                w[k] = 0;
+                want++;
+            }
+        assert_int_equal(strux_model_prune(m, 0.8), want);
+        assert_model_equals(m, w, kinds[q].precision == STRUX_PRECISION_FLOAT ? 1e-6 : 1e-13);
+        for (int32_t k = 0; k < K; k++) {
+            int32_t nz = 0;
+            for (int j = 0; j < D; j++) nz += w[k * D + j] != 0;
+            assert_int_equal(strux_model_row_nnz(m, k), nz);
+        }
+        if (kinds[q].layout == STRUX_LAYOUT_SPARSE)
+            assert_true(strux_model_bytes(m) < before);
+        else
+            assert_int_equal(strux_model_bytes(m), before);
+        assert_int_equal(strux_model_prune(m, 0.8), 0);
+        strux_model_destroy(&m);
+    }
+}
+
 /* model.layout = auto and model.precision pick the kind */
 static void test_choose_kind(void **state)
 {
@@ -271,13 +488,24 @@ static void test_choose_kind(void **state)
     assert_strux_ok(strux_model_create(1000, 20000, 0, strux_model_choose_kind(&o, 1000), &m));
     assert_true(strux_model_bytes(m) < (size_t)1000 * 20000 * 4 + 100000);
     strux_model_destroy(&m);
+    strcpy(o.layout, "sparse"); /* an empty sparse model holds no weights */
+    assert_int_equal(strux_model_choose_kind(&o, 1).layout, STRUX_LAYOUT_SPARSE);
+    assert_strux_ok(strux_model_create(1000, 20000, 0, strux_model_choose_kind(&o, 1000), &m));
+    assert_true(strux_model_bytes(m) < (size_t)1000 * 64);
+    strux_model_destroy(&m);
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_kernels),
-        cmocka_unit_test(test_across_kinds),
+        cmocka_unit_test_prestate(test_kernels, NULL),
+        cmocka_unit_test_prestate(test_kernels, "zeros"),
+        cmocka_unit_test_prestate(test_across_kinds, NULL),
+        cmocka_unit_test_prestate(test_across_kinds, "zeros"),
+        cmocka_unit_test(test_sparse_growth),
+        cmocka_unit_test(test_sparse_search),
+        cmocka_unit_test_prestate(test_prune, NULL),
+        cmocka_unit_test_prestate(test_prune, "zeros"),
         cmocka_unit_test(test_choose_kind),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

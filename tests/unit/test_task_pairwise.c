@@ -169,6 +169,8 @@ static const strux_model_kind kinds[] = {
     {STRUX_LAYOUT_FEATURE_MAJOR, STRUX_PRECISION_DOUBLE},
     {STRUX_LAYOUT_LABEL_MAJOR, STRUX_PRECISION_FLOAT},
     {STRUX_LAYOUT_FEATURE_MAJOR, STRUX_PRECISION_FLOAT},
+    {STRUX_LAYOUT_SPARSE, STRUX_PRECISION_DOUBLE},
+    {STRUX_LAYOUT_SPARSE, STRUX_PRECISION_FLOAT},
 };
 
 /* Fractional answers: w·φ(μ) = f(μ) and add_delta = φ(μ) − φ(y_i), for every model kind. */

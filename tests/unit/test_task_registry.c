@@ -204,7 +204,7 @@ static void check_on_kind(strux_task *t, const strux_dataset *ds, strux_model_ki
     strux_model_destroy(&m);
 }
 
-/* The contract under every model kind {label_major, feature_major} × {double, float}. */
+/* The contract under every model kind {label_major, feature_major, sparse} × {double, float}. */
 static void check_on(strux_task *t, const strux_dataset *ds)
 {
     const strux_model_kind model_kinds[] = {
@@ -212,6 +212,8 @@ static void check_on(strux_task *t, const strux_dataset *ds)
         {STRUX_LAYOUT_FEATURE_MAJOR, STRUX_PRECISION_DOUBLE},
         {STRUX_LAYOUT_LABEL_MAJOR, STRUX_PRECISION_FLOAT},
         {STRUX_LAYOUT_FEATURE_MAJOR, STRUX_PRECISION_FLOAT},
+        {STRUX_LAYOUT_SPARSE, STRUX_PRECISION_DOUBLE},
+        {STRUX_LAYOUT_SPARSE, STRUX_PRECISION_FLOAT},
     };
     for (size_t kd = 0; kd < sizeof model_kinds / sizeof *model_kinds; kd++)
         check_on_kind(t, ds, model_kinds[kd]);

@@ -102,6 +102,8 @@ static void test_shape_score_and_loss(void **state)
         {STRUX_LAYOUT_FEATURE_MAJOR, STRUX_PRECISION_DOUBLE},
         {STRUX_LAYOUT_LABEL_MAJOR, STRUX_PRECISION_FLOAT},
         {STRUX_LAYOUT_FEATURE_MAJOR, STRUX_PRECISION_FLOAT},
+        {STRUX_LAYOUT_SPARSE, STRUX_PRECISION_DOUBLE},
+        {STRUX_LAYOUT_SPARSE, STRUX_PRECISION_FLOAT},
     };
     for (size_t kd = 0; kd < sizeof kinds / sizeof *kinds; kd++) {
         bench b;
