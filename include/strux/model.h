@@ -116,6 +116,10 @@ int32_t strux_model_row_nnz(const strux_model *m, int32_t k);
 /* Drop every row weight with |w| < threshold (DiSMEC's pruning; the free parameters stay), the
  * sparse layout giving back their room; returns how many were dropped. */
 int64_t strux_model_prune(strux_model *m, double threshold);
+/* STRUX_ERR_NOMEM, naming the row and its size, once a sparse row could not grow (kernels
+ * return nothing: that row's update was left out); STRUX_OK otherwise. Callers check it after
+ * each epoch. Not Collective. */
+strux_status strux_model_status(const strux_model *m);
 /* Weight j of row k. */
 double strux_model_get(const strux_model *m, int32_t k, int32_t j);
 /* The first weight that is NaN or ±Inf as its flat label-major index (free parameters after the

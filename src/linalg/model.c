@@ -73,6 +73,7 @@ strux_status strux_model_create(int32_t n_rows, int32_t dim, int64_t n_extra,
     m->n_extra = n_extra;
     m->kind = kind;
     m->free_col = -1;
+    m->failed_row = -1;
     m->ops = kind.layout == STRUX_LAYOUT_SPARSE ? &strux_store_sparse_ops : &strux_store_dense_ops;
     int64_t n_scratch = n_rows > dim ? n_rows : dim;
     strux_status st = m->ops->create(m);
@@ -542,4 +543,13 @@ strux_status strux_model_get_blob(strux_model *m, strux_blob *b, const char *wha
         m->nrm[k] = nrm; /* the kept norm, so the iterate continues bit-identically */
     }
     return strux_blob_get(b, m->extra, (size_t)m->n_extra * sizeof *m->extra, what);
+}
+
+strux_status strux_model_status(const strux_model *m)
+{
+    STRUX_CHECK(m->failed_row < 0, STRUX_ERR_NOMEM,
+                "out of memory growing row %d of the sparse model to %lld entries (%zu bytes of "
+                "weights held); model.precision = float, model.prune or more ranks shrink it",
+                m->failed_row, (long long)m->failed_n, strux_model_bytes(m));
+    return STRUX_OK;
 }

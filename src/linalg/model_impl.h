@@ -31,6 +31,9 @@ struct strux_model {
     void *v;                /* dense layouts: n_rows·dim stored values (double or float) */
     strux_sparse_row *rows; /* sparse layout: n_rows rows */
     int32_t dense_at;       /* sparse layout: a row with more entries is stored dense */
+    int32_t failed_row;     /* sparse layout: a row that could not grow (its update was left
+                               out), or −1: strux_model_status reports it */
+    int64_t failed_n;       /* the entries it needed */
     double *s;              /* n_rows row scales */
     double *nrm;            /* n_rows ||v_k||² */
     double *extra;          /* n_extra free parameters */

@@ -72,29 +72,32 @@ static inline int32_t advance(const int32_t *idx, int32_t i, int32_t n, int32_t 
     return i;
 }
 
-static void grow_failed(const strux_model *m, int32_t k, int64_t n)
+/* A row that cannot grow: its update is left out and the model remembers it, so the caller's
+ * strux_model_status ends the run with the row and the size (kernels return nothing). */
+static int grow_failed(strux_model *m, int32_t k, int64_t n)
 {
-    strux_log_all(STRUX_LOG_ERROR,
-                  "out of memory growing row %d of the sparse model to %lld entries (%zu bytes "
-                  "of weights held; %s); model.precision = float, model.prune or more ranks "
-                  "shrink it",
-                  k, (long long)n, strux_model_bytes(m), strux_error_message());
-    exit(5);
+    strux_error_clear();
+    if (m->failed_row < 0) {
+        m->failed_row = k;
+        m->failed_n = n;
+    }
+    return -1;
 }
 
-/* Room for n ≤ dense_at entries in sparse row k. */
-static void reserve(strux_model *m, int32_t k, int32_t n)
+/* Room for n ≤ dense_at entries in sparse row k; −1 when it cannot be had. */
+static int reserve(strux_model *m, int32_t k, int32_t n)
 {
     strux_sparse_row *row = &m->rows[k];
-    if (n <= row->cap) return;
+    if (n <= row->cap) return 0;
     int64_t cap = (int64_t)row->cap + row->cap / 2;
     if (cap < n) cap = n;
     if (cap < 4) cap = 4;
     if (cap > m->dense_at) cap = m->dense_at;
     if (strux_realloc_array(&row->idx, (size_t)cap, sizeof *row->idx) != STRUX_OK ||
         strux_realloc_array(&row->val, (size_t)cap, VALUE_SIZE(m)) != STRUX_OK)
-        grow_failed(m, k, cap);
+        return grow_failed(m, k, cap);
     row->cap = (int32_t)cap;
+    return 0;
 }
 
 /* Sparse row k's room cut to n entries when n is under half of it (pruning, set_row). */
@@ -113,7 +116,7 @@ static void fit(strux_model *m, int32_t k, int32_t n)
     row->cap = n;
 }
 
-static void make_dense(strux_model *m, int32_t k);
+static int make_dense(strux_model *m, int32_t k);
 static void make_sparse(strux_model *m, int32_t k);
 
 #define T double
@@ -128,18 +131,19 @@ static void make_sparse(strux_model *m, int32_t k);
 #undef NAME
 
 /* Sparse row k → dense (its entries scattered into dim values). */
-static void make_dense(strux_model *m, int32_t k)
+static int make_dense(strux_model *m, int32_t k)
 {
     strux_sparse_row *row = &m->rows[k];
     void *d = NULL;
     if (strux_alloc_array(&d, (size_t)m->dim + 1, VALUE_SIZE(m)) != STRUX_OK)
-        grow_failed(m, k, m->dim);
+        return grow_failed(m, k, m->dim);
     (IS_FLOAT(m) ? sp_scatter_f : sp_scatter_d)(row, d);
     strux_free(&row->idx);
     strux_free(&row->val);
     row->val = d;
     row->n = m->dim;
     row->cap = STRUX_ROW_DENSE;
+    return 0;
 }
 
 /* Dense row k → an empty sparse row (its values dropped: the caller refills it). */

@@ -69,9 +69,9 @@ static void NAME(sp_add)(strux_model *m, const strux_csr *x, int64_t r, int32_t 
                 if (i == nn || row->idx[i] != j) nc[n_new++] = j;
             }
             if ((int64_t)nn + n_new > m->dense_at) {
-                make_dense(m, k);
+                if (make_dense(m, k)) continue; /* left out: strux_model_status reports it */
             } else if (n_new) {
-                reserve(m, k, nn + n_new);
+                if (reserve(m, k, nn + n_new)) continue;
                 int32_t *idx = row->idx;
                 T *v = row->val;
                 int32_t a = nn - 1, t = n_new - 1, w = nn + n_new - 1;
@@ -131,9 +131,9 @@ static void NAME(sp_put)(strux_model *m, int32_t k, int32_t j, double value)
         }
         if (!STRUX_STORED(value)) return;
         if ((int64_t)row->n + 1 > m->dense_at) {
-            make_dense(m, k);
+            if (make_dense(m, k)) return;
         } else {
-            reserve(m, k, row->n + 1);
+            if (reserve(m, k, row->n + 1)) return;
             T *v = row->val;
             memmove(row->idx + i + 1, row->idx + i, (size_t)(row->n - i) * sizeof *row->idx);
             memmove(v + i + 1, v + i, (size_t)(row->n - i) * sizeof *v);
@@ -189,7 +189,7 @@ static void NAME(sp_set_row)(strux_model *m, int32_t k, int32_t n, const int32_t
     if (nz > m->dense_at || (row->cap == STRUX_ROW_DENSE && nz > m->dense_at / 2)) {
         if (row->cap != STRUX_ROW_DENSE) {
             row->n = 0;
-            make_dense(m, k);
+            if (make_dense(m, k)) return;
         }
         T *v = row->val;
         memset(v, 0, (size_t)m->dim * sizeof *v);
@@ -197,7 +197,7 @@ static void NAME(sp_set_row)(strux_model *m, int32_t k, int32_t n, const int32_t
             v[idx[q]] = (T)val[q];
     } else {
         if (row->cap == STRUX_ROW_DENSE) make_sparse(m, k);
-        reserve(m, k, nz);
+        if (reserve(m, k, nz)) return;
         fit(m, k, nz);
         T *v = row->val;
         int32_t w = 0;

@@ -174,6 +174,7 @@ static strux_status dual_epoch(strux_solver *s)
         STRUX_TRY(strux_comm_agree(s->comm, local_round(s, d, j0, j1)));
         STRUX_TRY(sync_round(s, d));
     }
+    STRUX_TRY(strux_comm_agree(s->comm, strux_model_status(d->wl)));
     int64_t bad = strux_model_find_non_finite(d->w); /* agreed weights: every rank sees it */
     STRUX_CHECK(bad < 0, STRUX_ERR_NUMERIC, "weight %lld is not finite after epoch %lld",
                 (long long)bad, (long long)s->epoch + 1);

@@ -85,6 +85,7 @@ static strux_status sgd_epoch(strux_solver *s)
         }
     }
     if (!s->opt.average) STRUX_TRY(strux_model_copy(s->model, d->w));
+    STRUX_TRY(strux_comm_agree(s->comm, strux_model_status(d->w)));
     int64_t bad = strux_model_find_non_finite(s->model);
     STRUX_CHECK(bad < 0, STRUX_ERR_NUMERIC,
                 "weight %lld is not finite after epoch %lld (lower the step: raise solver.lambda)",

@@ -104,7 +104,8 @@ model_fails names "dataset 'label_names' holds 14 strings but attribute n_labels
 # ---- strings: strux writes them fixed-length in a checksummed file format; the variable-length
 # strings of files written before (tests/fixtures/model_v1_vlen.h5, by the strux of 5dca02a) are
 # read without HDF5 1.10's global heap code, which crashed or hung on a corrupt heap
-# (the expected inspect output is that strux's with the weights line's later ", stored as double")
+# (the expected inspect output is that strux's with two later additions: the weights line's
+# ", stored as double" and the non-zeros line)
 $PY - "$WORK/m.h5" >"$WORK/strings.txt" 2>&1 <<'PY'
 import sys, h5py
 f = h5py.File(sys.argv[1], "r")
