@@ -55,7 +55,11 @@ strux_status strux_cli_memory_before_data(strux_comm *comm, const strux_run_opti
     memset(e, 0, sizeof *e);
     int np = strux_comm_size(comm);
     strux_data_peek pk;
-    STRUX_TRY(strux_io_dataset_peek(o->data.train, &pk));
+    if (strux_io_dataset_peek(o->data.train, &pk) != STRUX_OK) {
+        /* an unreadable or broken file: no estimate; the reader reports it in its own words */
+        strux_error_clear();
+        return STRUX_OK;
+    }
     /* CSR: int32 column + float value per non-zero, int64 row offsets; labels int32 + offsets */
     e->data = ((double)pk.nnz * 8 + (double)pk.n_rows * 16 + (double)pk.label_nnz * 4) / np;
     double dim = o->data.dim > 0 ? (double)o->data.dim : (double)pk.dim;
