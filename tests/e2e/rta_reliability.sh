@@ -125,11 +125,17 @@ for np in 1 2; do
         $MPIRUN -np $np "$STRUX" train configs/yeast.ini "${COMMON[@]}" --set data.dim=2000000000 \
         --set data.scale=none --set output.model="$WORK/big.h5" --set output.metrics="$WORK/big.jsonl"
 done
-expect_fail 5 "the run needs about [0-9]{4}\.[0-9] MB per rank .*more than the address-space limit \(ulimit -v\)" \
-    "1.7 GB of weights under ulimit -v 1.5 GB are refused, naming the limit" -- \
-    bash -c 'ulimit -v 1500000 && exec "$@"' _ "$STRUX" train configs/yeast.ini "${COMMON[@]}" \
-    --set data.dim=1000000 --set data.scale=none --set output.model="$WORK/big.h5" \
-    --set output.metrics="$WORK/big.jsonl"
+if [ -n "${ASAN_OPTIONS:-}" ]; then
+    # AddressSanitizer reserves terabytes of address space for its shadow memory, which any
+    # ulimit -v forbids: the sanitizer run cannot start such a process (make check covers it)
+    echo "ok $((TAP_N += 1)) - 1.7 GB under ulimit -v 1.5 GB # SKIP under AddressSanitizer"
+else
+    expect_fail 5 "the run needs about [0-9]{4}\.[0-9] MB per rank .*more than the address-space limit \(ulimit -v\)" \
+        "1.7 GB of weights under ulimit -v 1.5 GB are refused, naming the limit" -- \
+        bash -c 'ulimit -v 1500000 && exec "$@"' _ "$STRUX" train configs/yeast.ini "${COMMON[@]}" \
+        --set data.dim=1000000 --set data.scale=none --set output.model="$WORK/big.h5" \
+        --set output.metrics="$WORK/big.jsonl"
+fi
 [ ! -e "$WORK/big.h5" ] && [ ! -e "$WORK/big.jsonl" ] && [ ! -e "$WORK/big.ckpt.h5" ]
 ok $? "the refused runs wrote no model, metrics or checkpoint"
 
