@@ -107,7 +107,7 @@ if command -v tmux >/dev/null; then
 --set output.model=$WORK/b.h5; echo STRUX-EXIT-\$?; sleep 60"
     tmux -L "$TMUX_SOCK" new-session -d -s p -x 120 -y 30 "$cmd"
     seen=""
-    for _ in $(seq 1 300); do
+    for _ in $(seq 1 1500); do # up to 150 s: the sanitizer build trains far slower
         screen=$(tmux -L "$TMUX_SOCK" capture-pane -p -t p 2>/dev/null)
         if [ -z "$seen" ] && echo "$screen" | grep -qE '^epoch 1/2 \[#*\.*\] +[0-9]+%  [0-9]+/4880  eta '; then
             seen=$(echo "$screen" | grep -E '^epoch 1/2 \[')
