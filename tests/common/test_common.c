@@ -74,6 +74,12 @@ const char *test_tmpdir(void)
     return dir;
 }
 
+const strux_model_kind test_model_kinds[TEST_MODEL_KINDS] = {
+    {STRUX_LAYOUT_LABEL_MAJOR, STRUX_PRECISION_DOUBLE}, {STRUX_LAYOUT_FEATURE_MAJOR, STRUX_PRECISION_DOUBLE},
+    {STRUX_LAYOUT_LABEL_MAJOR, STRUX_PRECISION_FLOAT},  {STRUX_LAYOUT_FEATURE_MAJOR, STRUX_PRECISION_FLOAT},
+    {STRUX_LAYOUT_SPARSE, STRUX_PRECISION_DOUBLE},      {STRUX_LAYOUT_SPARSE, STRUX_PRECISION_FLOAT},
+};
+
 void test_model_get_flat(const strux_model *m, double *w)
 {
     int32_t K = strux_model_n_rows(m), D = strux_model_dim(m);

@@ -37,6 +37,9 @@ const char *test_tmpdir(void);
  * into / written from w. */
 void test_model_get_flat(const strux_model *m, double *w);
 void test_model_set_flat(strux_model *m, const double *w);
+/* Every kind of the weight store (layouts × precisions), for tests that run per kind. */
+#define TEST_MODEL_KINDS 6
+extern const strux_model_kind test_model_kinds[TEST_MODEL_KINDS];
 /* A flat copy of m's weights (malloc'd; the caller frees). */
 double *test_model_flat(const strux_model *m);
 

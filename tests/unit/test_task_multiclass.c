@@ -128,29 +128,20 @@ static void test_ban_everything(void **state)
     for (int k = 0; k < K; k++) strux_label_free(&ban[k]);
 }
 
-/* The four model kinds: w·φ = f and Δφ must hold for each. */
-static const strux_model_kind kinds[] = {
-    {STRUX_LAYOUT_LABEL_MAJOR, STRUX_PRECISION_DOUBLE},
-    {STRUX_LAYOUT_FEATURE_MAJOR, STRUX_PRECISION_DOUBLE},
-    {STRUX_LAYOUT_LABEL_MAJOR, STRUX_PRECISION_FLOAT},
-    {STRUX_LAYOUT_FEATURE_MAJOR, STRUX_PRECISION_FLOAT},
-    {STRUX_LAYOUT_SPARSE, STRUX_PRECISION_DOUBLE},
-    {STRUX_LAYOUT_SPARSE, STRUX_PRECISION_FLOAT},
-};
-
+/* Every kind of the weight store (test_model_kinds): w·φ = f and Δφ must hold for each. */
 static void test_features_and_delta(void **state)
 {
     fixture_state *f = *state;
     double *w = test_model_flat(f->m);
-    for (size_t kd = 0; kd < sizeof kinds / sizeof *kinds; kd++) {
+    for (size_t kd = 0; kd < TEST_MODEL_KINDS; kd++) {
         /* the fixture's weights in this kind (rounded to float by a float store) */
         strux_model *m, *G1, *G2;
         assert_strux_ok(strux_model_create(strux_model_n_rows(f->m), strux_model_dim(f->m),
-                                           strux_model_n_extra(f->m), kinds[kd], &m));
+                                           strux_model_n_extra(f->m), test_model_kinds[kd], &m));
         test_model_set_flat(m, w);
         assert_strux_ok(strux_model_create_like(m, &G1));
         assert_strux_ok(strux_model_create_like(m, &G2));
-        double tol = kinds[kd].precision == STRUX_PRECISION_FLOAT ? 1e-5 : 1e-12;
+        double tol = test_model_kinds[kd].precision == STRUX_PRECISION_FLOAT ? 1e-5 : 1e-12;
         int64_t n_w = strux_model_n_w(m);
         for (int i = 0; i < N; i++) {
             assert_strux_ok(strux_task_potentials(f->t, m, f->ds, i, &f->pot));

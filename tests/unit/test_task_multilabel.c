@@ -86,16 +86,7 @@ static void test_oracle_matches_enumeration(void **state)
     strux_label_free(&best);
 }
 
-/* The four model kinds: w·φ = f and Δφ must hold for each. */
-static const strux_model_kind kinds[] = {
-    {STRUX_LAYOUT_LABEL_MAJOR, STRUX_PRECISION_DOUBLE},
-    {STRUX_LAYOUT_FEATURE_MAJOR, STRUX_PRECISION_DOUBLE},
-    {STRUX_LAYOUT_LABEL_MAJOR, STRUX_PRECISION_FLOAT},
-    {STRUX_LAYOUT_FEATURE_MAJOR, STRUX_PRECISION_FLOAT},
-    {STRUX_LAYOUT_SPARSE, STRUX_PRECISION_DOUBLE},
-    {STRUX_LAYOUT_SPARSE, STRUX_PRECISION_FLOAT},
-};
-
+/* Every kind of the weight store (test_model_kinds): w·φ = f and Δφ must hold for each. */
 static void test_potentials_and_delta(void **state)
 {
     fixture_state *f = *state;
@@ -104,9 +95,9 @@ static void test_potentials_and_delta(void **state)
     assert_strux_ok(strux_task_pot_alloc(f->t, f->ds, &pot));
     assert_strux_ok(strux_task_label_alloc(f->t, f->ds, &truth));
     assert_strux_ok(strux_task_label_alloc(f->t, f->ds, &y));
-    for (size_t kd = 0; kd < sizeof kinds / sizeof *kinds; kd++) {
+    for (size_t kd = 0; kd < TEST_MODEL_KINDS; kd++) {
         strux_model *m, *G1, *G2;
-        assert_strux_ok(strux_model_create(14, f->ds->dim, 0, kinds[kd], &m));
+        assert_strux_ok(strux_model_create(14, f->ds->dim, 0, test_model_kinds[kd], &m));
         int64_t n_w = strux_model_n_w(m);
         strux_rng r;
         strux_rng_init(&r, 5, 0, 0);
@@ -114,8 +105,8 @@ static void test_potentials_and_delta(void **state)
         for (int64_t k = 0; k < n_w; k++) w[k] = strux_rng_normal(&r);
         test_model_set_flat(m, w);
         test_model_get_flat(m, w); /* the model's own values (rounded to float by a float store) */
-        double ftol = kinds[kd].precision == STRUX_PRECISION_FLOAT ? 1e-5 : 1e-10;
-        double dtol = kinds[kd].precision == STRUX_PRECISION_FLOAT ? 1e-5 : 1e-12;
+        double ftol = test_model_kinds[kd].precision == STRUX_PRECISION_FLOAT ? 1e-5 : 1e-10;
+        double dtol = test_model_kinds[kd].precision == STRUX_PRECISION_FLOAT ? 1e-5 : 1e-12;
         assert_strux_ok(strux_model_create_like(m, &G1));
         assert_strux_ok(strux_model_create_like(m, &G2));
         for (int i = 0; i < 20; i++) {

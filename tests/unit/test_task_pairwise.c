@@ -163,34 +163,25 @@ static void test_lp_against_enumeration(void **state)
                 n_infeasible > 0);
 }
 
-/* The four model kinds: w·φ(μ) = f(μ) and Δφ must hold for each. */
-static const strux_model_kind kinds[] = {
-    {STRUX_LAYOUT_LABEL_MAJOR, STRUX_PRECISION_DOUBLE},
-    {STRUX_LAYOUT_FEATURE_MAJOR, STRUX_PRECISION_DOUBLE},
-    {STRUX_LAYOUT_LABEL_MAJOR, STRUX_PRECISION_FLOAT},
-    {STRUX_LAYOUT_FEATURE_MAJOR, STRUX_PRECISION_FLOAT},
-    {STRUX_LAYOUT_SPARSE, STRUX_PRECISION_DOUBLE},
-    {STRUX_LAYOUT_SPARSE, STRUX_PRECISION_FLOAT},
-};
-
+/* Every kind of the weight store (test_model_kinds): w·φ(μ) = f(μ) and Δφ must hold for each. */
 /* Fractional answers: w·φ(μ) = f(μ) and add_delta = φ(μ) − φ(y_i), for every model kind. */
 static void test_fractional_features(void **state)
 {
     (void)state;
-    for (size_t kd = 0; kd < sizeof kinds / sizeof *kinds; kd++) {
+    for (size_t kd = 0; kd < TEST_MODEL_KINDS; kd++) {
         pw_case c;
         case_open(&c, 8, "lp", 7);
         {   /* the case's weights in this kind (rounded to float by a float store) */
             strux_model *mk;
             assert_strux_ok(strux_model_create(strux_model_n_rows(c.m), strux_model_dim(c.m),
-                                               strux_model_n_extra(c.m), kinds[kd], &mk));
+                                               strux_model_n_extra(c.m), test_model_kinds[kd], &mk));
             double *w = test_model_flat(c.m);
             test_model_set_flat(mk, w);
             free(w);
             strux_model_destroy(&c.m);
             c.m = mk;
         }
-        double tol = kinds[kd].precision == STRUX_PRECISION_FLOAT ? 1e-5 : 1e-12;
+        double tol = test_model_kinds[kd].precision == STRUX_PRECISION_FLOAT ? 1e-5 : 1e-12;
         strux_rng r;
         strux_rng_init(&r, 5, 0, 0);
         strux_model *m = c.m, *G1, *G2;

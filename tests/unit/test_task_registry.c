@@ -207,16 +207,8 @@ static void check_on_kind(strux_task *t, const strux_dataset *ds, strux_model_ki
 /* The contract under every model kind {label_major, feature_major, sparse} × {double, float}. */
 static void check_on(strux_task *t, const strux_dataset *ds)
 {
-    const strux_model_kind model_kinds[] = {
-        {STRUX_LAYOUT_LABEL_MAJOR, STRUX_PRECISION_DOUBLE},
-        {STRUX_LAYOUT_FEATURE_MAJOR, STRUX_PRECISION_DOUBLE},
-        {STRUX_LAYOUT_LABEL_MAJOR, STRUX_PRECISION_FLOAT},
-        {STRUX_LAYOUT_FEATURE_MAJOR, STRUX_PRECISION_FLOAT},
-        {STRUX_LAYOUT_SPARSE, STRUX_PRECISION_DOUBLE},
-        {STRUX_LAYOUT_SPARSE, STRUX_PRECISION_FLOAT},
-    };
-    for (size_t kd = 0; kd < sizeof model_kinds / sizeof *model_kinds; kd++)
-        check_on_kind(t, ds, model_kinds[kd]);
+    for (size_t kd = 0; kd < TEST_MODEL_KINDS; kd++)
+        check_on_kind(t, ds, test_model_kinds[kd]);
 }
 
 static void test_every_task_keeps_the_contract(void **state)

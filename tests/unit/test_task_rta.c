@@ -97,18 +97,10 @@ static void test_shape_score_and_loss(void **state)
         deg[tr->ends[2 * e]] += tr->mult[e];
         deg[tr->ends[2 * e + 1]] += tr->mult[e];
     }
-    const strux_model_kind kinds[] = {
-        {STRUX_LAYOUT_LABEL_MAJOR, STRUX_PRECISION_DOUBLE},
-        {STRUX_LAYOUT_FEATURE_MAJOR, STRUX_PRECISION_DOUBLE},
-        {STRUX_LAYOUT_LABEL_MAJOR, STRUX_PRECISION_FLOAT},
-        {STRUX_LAYOUT_FEATURE_MAJOR, STRUX_PRECISION_FLOAT},
-        {STRUX_LAYOUT_SPARSE, STRUX_PRECISION_DOUBLE},
-        {STRUX_LAYOUT_SPARSE, STRUX_PRECISION_FLOAT},
-    };
-    for (size_t kd = 0; kd < sizeof kinds / sizeof *kinds; kd++) {
+    for (size_t kd = 0; kd < TEST_MODEL_KINDS; kd++) {
         bench b;
-        bench_init_kind(&b, t, ds, 5, kinds[kd]);
-        double tol = kinds[kd].precision == STRUX_PRECISION_FLOAT ? 1e-5 : 1e-15;
+        bench_init_kind(&b, t, ds, 5, test_model_kinds[kd]);
+        double tol = test_model_kinds[kd].precision == STRUX_PRECISION_FLOAT ? 1e-5 : 1e-15;
         double *row = malloc((size_t)ds->dim * sizeof *row);
         for (int64_t i = 0; i < ds->n_local; i++) {
             assert_strux_ok(strux_task_potentials(t, b.m, ds, i, &b.pot));
