@@ -90,6 +90,7 @@ struct strux_rates {
     double C0;             /* objective constant of the surrogate */
     double *z;             /* scores z = w·x of the local examples (scratch) */
     double *wts;           /* 2·n_local inner loss weights (scratch) */
+    double *xx;            /* ||x_e||² of every local example (the merged step) */
     strux_model *anchor;   /* the MM anchor (the returned model of the last step) */
     /* cutting plane */
     cut *cuts;
@@ -97,12 +98,29 @@ struct strux_rates {
     double *v;             /* m multipliers of the last search */
     double *mu;            /* LP dual weights of the cuts of the last search */
     double v_max;
+    int have_v;            /* r->v holds a previous search's multipliers */
     /* metrics */
     int64_t mm_step, switched, total_cuts, inner_epochs;
     double mm_objective, lp_s, step_s, comm_s, step_t0;
     double *ramp, *train_val; /* m: ramp value − γ, indicator value − γ at the anchor */
     char **columns;           /* NULL-terminated record column names */
 };
+
+/* ---- block-ordered sums (strux_block_sum): bit-identical at any rank count ---- */
+
+static int32_t local_blocks(const strux_dataset *ds)
+{
+    int32_t n_b = ds->block_hi - ds->block_lo;
+    return ds->n_blocks > 0 && n_b > 0 ? n_b : 1;
+}
+
+static void block_examples(const strux_dataset *ds, int32_t b, int64_t *e0, int64_t *e1)
+{
+    *e0 = 0;
+    *e1 = ds->n_local;
+    if (ds->n_blocks > 0 && ds->block_hi > ds->block_lo)
+        strux_dataset_block_range(ds, ds->block_lo + b, e0, e1);
+}
 
 /* ---- construction ---- */
 
@@ -169,6 +187,7 @@ void strux_rates_destroy(strux_rates **p)
     strux_free(&r->gam);
     strux_free(&r->z);
     strux_free(&r->wts);
+    strux_free(&r->xx);
     strux_free(&r->v);
     strux_free(&r->mu);
     strux_free(&r->ramp);
@@ -406,6 +425,10 @@ strux_status strux_rates_bind(strux_rates *r, strux_comm *comm, const strux_data
     STRUX_TRY(strux_alloc_array(&r->gam, (size_t)m + 1, sizeof *r->gam));
     STRUX_TRY(strux_alloc_array(&r->z, (size_t)n + 1, sizeof *r->z));
     STRUX_TRY(strux_alloc_array(&r->wts, (size_t)(2 * n) + 1, sizeof *r->wts));
+    STRUX_TRY(strux_alloc_array(&r->xx, (size_t)n + 1, sizeof *r->xx));
+    for (int64_t e = 0; e < n; e++)
+        for (int64_t p = train->x.ptr[e]; p < train->x.ptr[e + 1]; p++)
+            r->xx[e] += train->x.val[p] * train->x.val[p];
     STRUX_TRY(strux_alloc_array(&r->v, (size_t)m + 1, sizeof *r->v));
     STRUX_TRY(strux_alloc_array(&r->ramp, (size_t)m + 1, sizeof *r->ramp));
     STRUX_TRY(strux_alloc_array(&r->train_val, (size_t)m + 1, sizeof *r->train_val));
@@ -482,16 +505,23 @@ static double ramp(double z)
  * strux_subset_count entries, NaN where unused). */
 static strux_status rates_at(strux_rates *r, double *sp_ramp, double *sp_ind)
 {
-    int32_t K = strux_subset_count(r->defs), S = r->n_sets;
-    double *sum = NULL;
+    int32_t K = strux_subset_count(r->defs), S = r->n_sets, n_b = local_blocks(r->train);
+    double *sum = NULL, *part = NULL;
     STRUX_TRY(strux_alloc_array(&sum, 2 * (size_t)S + 1, sizeof *sum));
-    for (int32_t b = 0; b < S; b++)
-        for (int64_t e = 0; e < r->n_local; e++)
-            if (r->member[b][e]) {
-                sum[b] += ramp(r->z[e]);
-                sum[S + b] += r->z[e] >= 0;
-            }
-    strux_status st = strux_comm_allreduce_sum(r->comm, sum, 2 * S);
+    strux_status st = strux_alloc_array(&part, (size_t)n_b * 2 * (size_t)S + 1, sizeof *part);
+    for (int32_t k = 0; st == STRUX_OK && k < n_b; k++) {
+        int64_t e0, e1;
+        block_examples(r->train, k, &e0, &e1);
+        double *p = part + (size_t)k * 2 * (size_t)S;
+        for (int32_t b = 0; b < S; b++)
+            for (int64_t e = e0; e < e1; e++)
+                if (r->member[b][e]) {
+                    p[b] += ramp(r->z[e]);
+                    p[S + b] += r->z[e] >= 0;
+                }
+    }
+    if (st == STRUX_OK) st = strux_block_sum(r->comm, r->train, part, 2 * S, sum);
+    strux_free(&part);
     for (int32_t k = 0; k < K; k++)
         sp_ramp[k] = sp_ind[k] = NAN;
     for (int32_t b = 0; b < S; b++) {
@@ -572,11 +602,78 @@ static strux_status linearise(strux_rates *r, int first)
 static strux_status rebuild_w(strux_rates *r, strux_solver *s, dual_data *d)
 {
     strux_model *w = d->w;
-    strux_model_zero(w);
-    for (int64_t i = 0; i < r->inner->n_local; i++)
-        strux_task_block_apply(s->task, r->inner, i, d->c + d->off[i], 1.0, w);
-    STRUX_TRY(strux_solver_allreduce_model(s, w));
+    const strux_dataset *in = r->inner;
+    int32_t n_b = local_blocks(in);
+    strux_model_buffer mb = strux_model_storage(w);
+    int64_t len = mb.n_v + mb.n_extra;
+    double *part = NULL, *sum = NULL;
+    strux_status st = strux_alloc_array(&part, (size_t)n_b * (size_t)len + 1, sizeof *part);
+    if (st == STRUX_OK) st = strux_alloc_array(&sum, (size_t)len + 1, sizeof *sum);
+    for (int32_t k = 0; st == STRUX_OK && k < n_b; k++) { /* each block's Σ B_i c_i */
+        int64_t i0, i1;
+        block_examples(in, k, &i0, &i1);
+        strux_model_zero(w);
+        for (int64_t i = i0; i < i1; i++)
+            strux_task_block_apply(s->task, in, i, d->c + d->off[i], 1.0, w);
+        mb = strux_model_storage(w);
+        memcpy(part + (size_t)k * (size_t)len, mb.v, (size_t)mb.n_v * sizeof *part);
+        if (mb.n_extra)
+            memcpy(part + (size_t)k * (size_t)len + mb.n_v, mb.extra,
+                   (size_t)mb.n_extra * sizeof *part);
+    }
+    if (st == STRUX_OK) st = strux_block_sum(r->comm, in, part, len, sum);
+    if (st == STRUX_OK) {
+        mb = strux_model_storage(w);
+        memcpy(mb.v, sum, (size_t)mb.n_v * sizeof *sum);
+        if (mb.n_extra) memcpy(mb.extra, sum + mb.n_v, (size_t)mb.n_extra * sizeof *sum);
+        strux_model_refresh(w);
+    }
+    strux_free(&part);
+    strux_free(&sum);
+    STRUX_TRY(st);
     return strux_model_copy(d->wl, w);
+}
+
+/* The merged two-hinge step (§3.7) on example e = i/2 of the inner dataset, visited at its row
+ * 2e (row 2e+1 is a no-op): both hinges act on the same score, so their duals ξ+ ∈ [0, α̌]
+ * (row 2e) and ξ− ∈ [0, β̌] (row 2e+1) enter w only through ξ = ξ+ − ξ−, and for a given ξ the
+ * dual is largest at the split ξ+ = min(α̌, ξ + β̌), ξ− = ξ+ − ξ. Over ξ ∈ [−β̌, α̌] the dual is
+ * then a concave quadratic plus a piecewise-linear term with one kink at k0 = α̌ − β̌, maximised in
+ * closed form: ν = median(c2, k0, c1) clipped to the box, c1,2 = ξ + (s ± 1)/Q with s = w̃·x the
+ * stored score and Q = σ′||x||²/(λW) the CoCoA+-scaled curvature. Two separate coordinates on the
+ * same x would walk the (ξ+, ξ−) valley in steps of 1/Q, which stalls SDCA once multipliers give
+ * many examples two active hinges. Engine units (dual.h): c_2e = −ξ+/(λW), c_2e+1 = ξ−/(λW),
+ * b = ξ±/W. */
+static strux_status merged_visit(void *ctx, strux_solver *s, dual_data *d, int64_t i)
+{
+    strux_rates *r = ctx;
+    if (i & 1) return STRUX_OK;
+    const strux_dataset *ds = s->ds;
+    int64_t e = i / 2;
+    double a = ds->weight[i], bw = ds->weight[i + 1];
+    if (!(a > 0) && !(bw > 0)) return STRUX_OK;
+    double lamW = s->opt.lambda * d->n;
+    double *cp = d->c + d->off[i], *cn = d->c + d->off[i + 1];
+    double xp = -cp[0] * lamW, xn = cn[0] * lamW, xi = xp - xn, nu, k0 = a - bw;
+    double sc;
+    strux_model_scores(d->wl, &ds->x, i, 0, 1, &sc);
+    if (r->xx[e] > 0) {
+        double Q = d->sigma * r->xx[e] / lamW;
+        double c1 = xi + (sc + 1) / Q, c2 = xi + (sc - 1) / Q;
+        nu = c1 <= k0 ? c1 : c2 >= k0 ? c2 : k0;
+    } else {
+        nu = sc > 1 ? a : sc < -1 ? -bw : k0;
+    }
+    nu = nu < -bw ? -bw : nu > a ? a : nu;
+    double np = fmin(a, nu + bw), nn = np - nu;
+    if (nn < 0) nn = 0;
+    cp[0] = -np / lamW;
+    cn[0] = nn / lamW;
+    d->b[i] = np / d->n;
+    d->b[i + 1] = nn / d->n;
+    double dc = -(nu - xi) / lamW;
+    if (dc != 0) strux_dual_move(s, d, i, &dc);
+    return STRUX_OK;
 }
 
 /* New inner loss weights for multipliers v: row 2e α̌_e(v) = N(A_e^0 + Σ v_j A_e^j), row 2e+1
@@ -611,6 +708,7 @@ static strux_status set_weights(strux_rates *r, strux_solver *s, const double *v
         in->weight[i] = nw;
     }
     strux_dual_problem_changed(s); /* new boxes: SDCA's shrunk coordinates no longer hold */
+    strux_dual_set_visit(s, merged_visit, r);
     return rebuild_w(r, s, d);
 }
 
@@ -693,16 +791,24 @@ typedef struct decision {
  * j = 0..m, allreduced. */
 static strux_status cut_sums(strux_rates *r, double *G)
 {
-    int32_t m = r->m;
+    int32_t m = r->m, n_b = local_blocks(r->train);
     int64_t n = r->n_local;
-    memset(G, 0, (size_t)(m + 1) * sizeof *G);
-    for (int64_t e = 0; e < n; e++) {
-        double hp = (r->pat[e] & 1) ? fmax(0.0, 0.5 + r->z[e]) : 0.0;
-        double hn = (r->pat[e] & 2) ? fmax(0.0, 0.5 - r->z[e]) : 0.0;
-        for (int32_t j = 0; j <= m; j++)
-            G[j] += r->Ab[(size_t)j * n + e] * hp + r->Bb[(size_t)j * n + e] * hn;
+    double *part = NULL;
+    STRUX_TRY(strux_alloc_array(&part, (size_t)n_b * (size_t)(m + 1), sizeof *part));
+    for (int32_t k = 0; k < n_b; k++) {
+        int64_t e0, e1;
+        block_examples(r->train, k, &e0, &e1);
+        double *p = part + (size_t)k * (size_t)(m + 1);
+        for (int64_t e = e0; e < e1; e++) {
+            double hp = (r->pat[e] & 1) ? fmax(0.0, 0.5 + r->z[e]) : 0.0;
+            double hn = (r->pat[e] & 2) ? fmax(0.0, 0.5 - r->z[e]) : 0.0;
+            for (int32_t j = 0; j <= m; j++)
+                p[j] += r->Ab[(size_t)j * n + e] * hp + r->Bb[(size_t)j * n + e] * hn;
+        }
     }
-    return strux_comm_allreduce_sum(r->comm, G, m + 1);
+    strux_status st = strux_block_sum(r->comm, r->train, part, m + 1, G);
+    strux_free(&part);
+    return st;
 }
 
 /* One multiplier search (Alg. 2, E.1) at the current anchor; leaves the returned model in out,
@@ -750,8 +856,8 @@ static strux_status search(strux_rates *r, strux_driver *drv, double u0, strux_m
             if (st == STRUX_OK) {
                 strux_lp_primal(lp, x);
                 dec.U = x[m];
-                for (int32_t j = 0; j < m; j++)
-                    dec.v[j] = x[j];
+                for (int32_t j = 0; j < m; j++) /* t = 1: the model is flat (A17): start at the */
+                    dec.v[j] = t == 1 && r->have_v ? fmin(r->v[j], r->v_max) : x[j]; /* last v */
                 dec.stop = (t > 1 && dec.U - L <= eps) || t > r->opt.max_cuts;
             }
             r->lp_s += strux_time_now() - t0;
@@ -799,6 +905,7 @@ static strux_status search(strux_rates *r, strux_driver *drv, double u0, strux_m
     STRUX_TRY_GOTO(st, strux_comm_bcast(r->comm, r->mu, (size_t)r->n_cuts * sizeof *r->mu, 0),
                    done);
     if (m) STRUX_TRY_GOTO(st, strux_comm_bcast(r->comm, r->v, (size_t)m * sizeof *r->v, 0), done);
+    r->have_v = 1;
     int average = strcmp(r->opt.return_rule, "average") == 0 && r->mu[0] <= 1e-9;
     if (!average) { /* best lower bound (the paper's rule); cut 0 has no model */
         int32_t best = 1;
