@@ -14,11 +14,13 @@ typedef struct loaded_model {
     strux_run_options opt; /* the training run's resolved options */
     strux_task *task;
     strux_dataset *data;
+    strux_rates *rates; /* a rate-constrained model's datasets and constraints (/rates), or NULL */
 } loaded_model;
 
 static void loaded_model_free(loaded_model *lm)
 {
     strux_dataset_destroy(&lm->data);
+    strux_rates_destroy(&lm->rates);
     strux_task_destroy(&lm->task);
     strux_model_destroy(&lm->model);
     strux_model_info_free(&lm->info);
@@ -57,10 +59,16 @@ strux_status strux_cli_report_dropped(strux_comm *comm, const strux_dataset *ds)
 
 void strux_cli_print_scores(const strux_comm *comm, const strux_scores *sc)
 {
+    strux_cli_print_scores_extra(comm, sc, NULL);
+}
+
+void strux_cli_print_scores_extra(const strux_comm *comm, const strux_scores *sc,
+                                  const char *extra)
+{
     if (strux_comm_rank(comm) != 0) return;
     char body[8192];
     strux_scores_format(sc, body, sizeof body);
-    printf("{%s}\n", body);
+    printf("{%s%s%s}\n", body, extra && body[0] ? ", " : "", extra ? extra : "");
     fflush(stdout);
 }
 
@@ -92,6 +100,15 @@ static strux_status load(strux_comm *comm, const char *model_path, const char *d
             snprintf(why, sizeof why, "%s", strux_error_message());
             st = strux_error_set(st, __FILE__, __LINE__, __func__, "%s: /rta: %s", model_path, why);
         }
+    }
+    if (st == STRUX_OK && lm->info.rates.m > 0) { /* the stored datasets and constraints */
+        const strux_rates_store *rs = &lm->info.rates;
+        st = strux_rates_create(&lm->opt.rates, &lm->rates);
+        for (int32_t k = 0; st == STRUX_OK && k < rs->n_defs; k++)
+            st = strux_rates_define(lm->rates, rs->def_names[k], rs->def_texts[k], model_path);
+        for (int32_t j = 0; st == STRUX_OK && j < rs->m; j++)
+            st = strux_rates_constrain(lm->rates, rs->names[j], rs->texts[j], model_path);
+        if (st == STRUX_OK) st = strux_rates_check(lm->rates);
     }
     STRUX_TRY(strux_comm_agree(comm, st));
     strux_read_options ro =
@@ -150,9 +167,16 @@ int strux_cmd_eval(strux_comm *comm, int argc, char **argv)
     strux_scores sc;
     strux_status st = strux_comm_agree(
         comm, parse(argc, argv, &model, &data, NULL, "strux eval --model MODEL --data DATA"));
+    char *extra = NULL;
     if (st == STRUX_OK) st = load(comm, model, data, &lm);
     if (st == STRUX_OK) st = score(comm, &lm, NULL, &sc);
-    if (st == STRUX_OK) strux_cli_print_scores(comm, &sc);
+    /* a rate-constrained model: its datasets and constraints on DATA, deterministic and
+     * randomised; any file but data.train is read as data.test (`rows` uses its TEST_FILE) */
+    if (st == STRUX_OK && lm.rates)
+        st = strux_rates_report(lm.rates, comm, lm.data, strcmp(data, lm.opt.data.train) != 0,
+                                lm.model, &lm.info.rates, &extra);
+    if (st == STRUX_OK) strux_cli_print_scores_extra(comm, &sc, extra);
+    strux_free(&extra);
     loaded_model_free(&lm);
     return st == STRUX_OK ? 0 : strux_cli_fail(comm, st);
 }

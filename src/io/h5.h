@@ -30,6 +30,9 @@ strux_status h5_model_write(hid_t f, const char *path, const strux_model *m,
  * read into ts (n_trees = 0 when the file has none), with its shapes checked. */
 strux_status h5_trees_write(hid_t f, const char *path, const strux_tree_set *ts);
 strux_status h5_trees_read(hid_t f, const char *path, strux_tree_set *ts);
+/* /rates of a model file (model_rates.c): nothing when s->m = 0 / absent. */
+strux_status h5_rates_write(hid_t f, const char *path, const strux_rates_store *s);
+strux_status h5_rates_read(hid_t f, const char *path, strux_rates_store *s);
 strux_status h5_attr_str(hid_t loc, const char *name, const char *value, const char *file);
 strux_status h5_attr_i64(hid_t loc, const char *name, int64_t value, const char *file);
 strux_status h5_attr_f64(hid_t loc, const char *name, double value, const char *file);

@@ -17,6 +17,7 @@ void strux_model_info_free(strux_model_info *info)
     strux_label_names_free(&info->label_names, info->n_labels);
     strux_curve_free(&info->curve);
     strux_tree_set_free(&info->trees);
+    strux_rates_store_free(&info->rates);
 }
 
 /* Rows [r0, r0 + n) of the weights, scales applied (h5_rows_fn). */
@@ -100,6 +101,7 @@ strux_status h5_model_write(hid_t f, const char *path, const strux_model *m,
     if (info->label_names)
         STRUX_TRY(h5_write_str_array(f, "label_names", info->label_names, info->n_labels, path));
     STRUX_TRY(h5_trees_write(f, path, &info->trees));
+    STRUX_TRY(h5_rates_write(f, path, &info->rates));
 
     /* creation order is tracked so a reader gets the columns in the order they were written */
     hid_t gcpl = H5Pcreate(H5P_GROUP_CREATE);
@@ -258,6 +260,10 @@ static strux_status read_body(hid_t f, const char *path, strux_model **m, strux_
     if (h5_has(f, "label_names"))
         STRUX_TRY(h5_read_str_array(f, "label_names", &info->label_names, n_labels, path));
     STRUX_TRY(h5_trees_read(f, path, &info->trees));
+    STRUX_TRY(h5_rates_read(f, path, &info->rates));
+    STRUX_CHECK(info->rates.m == 0 || info->rates.n_w == n_rows * dim, STRUX_ERR_INPUT,
+                "%s: /rates/mix_weights has %lld weights per iterate, /weights %lld", path,
+                (long long)info->rates.n_w, (long long)(n_rows * dim));
     return read_curve(f, path, &info->curve);
 }
 

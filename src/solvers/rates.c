@@ -13,6 +13,7 @@
 #include "strux/lp.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
@@ -68,6 +69,8 @@ typedef struct cut {
 struct strux_rates {
     strux_rates_options opt;
     strux_subset_defs *defs;
+    int32_t n_defs;        /* [datasets] entries as given (the model file stores them) */
+    char **def_name, **def_text;
     int32_t m;             /* constraints */
     char **con_name;       /* m names, config order */
     char **con_text;       /* m texts */
@@ -172,6 +175,12 @@ void strux_rates_destroy(strux_rates **p)
     free_cuts(r);
     strux_free(&r->cuts);
     strux_free(&r->columns);
+    for (int32_t k = 0; k < r->n_defs; k++) {
+        strux_free(&r->def_name[k]);
+        strux_free(&r->def_text[k]);
+    }
+    strux_free(&r->def_name);
+    strux_free(&r->def_text);
     strux_free(&r->con_name);
     strux_free(&r->con_text);
     strux_free(&r->con_origin);
@@ -198,10 +207,36 @@ void strux_rates_destroy(strux_rates **p)
     strux_free(p);
 }
 
+static strux_status dup_string(char **dst, const char *src);
+
 strux_status strux_rates_define(strux_rates *r, const char *name, const char *text,
                                 const char *origin)
 {
-    return strux_subset_define(r->defs, name, text, origin);
+    STRUX_TRY(strux_subset_define(r->defs, name, text, origin));
+    int32_t k = 0; /* the entry as given, replaced in place or removed (empty text) */
+    while (k < r->n_defs && strcmp(r->def_name[k], name) != 0)
+        k++;
+    if (strspn(text, " \t") == strlen(text)) {
+        if (k == r->n_defs) return STRUX_OK;
+        strux_free(&r->def_name[k]);
+        strux_free(&r->def_text[k]);
+        for (int32_t q = k; q + 1 < r->n_defs; q++) {
+            r->def_name[q] = r->def_name[q + 1];
+            r->def_text[q] = r->def_text[q + 1];
+        }
+        r->n_defs--;
+        return STRUX_OK;
+    }
+    if (k == r->n_defs) {
+        STRUX_TRY(strux_realloc_array(&r->def_name, (size_t)k + 1, sizeof *r->def_name));
+        STRUX_TRY(strux_realloc_array(&r->def_text, (size_t)k + 1, sizeof *r->def_text));
+        r->def_name[k] = r->def_text[k] = NULL;
+        r->n_defs++;
+        STRUX_TRY(dup_string(&r->def_name[k], name));
+    } else {
+        strux_free(&r->def_text[k]);
+    }
+    return dup_string(&r->def_text[k], text);
 }
 
 static strux_status dup_string(char **dst, const char *src)
@@ -1014,5 +1049,290 @@ done:
     strux_free(&viol);
     strux_free(&ind);
     strux_model_destroy(&ret);
+    return st;
+}
+
+/* ---- the stored classifiers and the report ---- */
+
+strux_status strux_rates_store_fill(const strux_rates *r, strux_rates_store *s)
+{
+    int32_t m = r->m;
+    *s = (strux_rates_store){0};
+    s->m = m;
+    s->v_max = r->v_max;
+    s->mm_steps = r->mm_step;
+    strux_status st = strux_alloc_array(&s->names, (size_t)m + 1, sizeof *s->names);
+    if (st == STRUX_OK) st = strux_alloc_array(&s->texts, (size_t)m + 1, sizeof *s->texts);
+    if (st == STRUX_OK && r->n_defs) {
+        st = strux_alloc_array(&s->def_names, (size_t)r->n_defs, sizeof *s->def_names);
+        if (st == STRUX_OK)
+            st = strux_alloc_array(&s->def_texts, (size_t)r->n_defs, sizeof *s->def_texts);
+        if (st == STRUX_OK) s->n_defs = r->n_defs;
+        for (int32_t k = 0; st == STRUX_OK && k < r->n_defs; k++) {
+            st = dup_string(&s->def_names[k], r->def_name[k]);
+            if (st == STRUX_OK) st = dup_string(&s->def_texts[k], r->def_text[k]);
+        }
+    }
+    if (st == STRUX_OK) st = strux_alloc_array(&s->canonical, (size_t)m + 2, sizeof *s->canonical);
+    if (st == STRUX_OK) st = strux_alloc_array(&s->v, (size_t)m + 1, sizeof *s->v);
+    if (st == STRUX_OK) st = strux_alloc_array(&s->train_ramp, (size_t)m + 1, sizeof *s->train_ramp);
+    if (st == STRUX_OK)
+        st = strux_alloc_array(&s->train_value, (size_t)m + 1, sizeof *s->train_value);
+    for (int32_t j = 0; st == STRUX_OK && j <= m; j++) {
+        st = strux_rates_print(&r->row[j], r->defs, &s->canonical[j]);
+        if (st == STRUX_OK && j < m) {
+            st = dup_string(&s->names[j], r->con_name[j]);
+            if (st == STRUX_OK) st = dup_string(&s->texts[j], r->con_text[j]);
+            s->v[j] = r->v[j];
+            s->train_ramp[j] = r->ramp[j];
+            s->train_value[j] = r->train_val[j];
+        }
+    }
+    /* the randomised classifier: cuts s ≥ 1 of positive LP dual weight, renormalised */
+    double sum = 0;
+    for (int32_t c = 1; c < r->n_cuts; c++)
+        if (r->mu[c] > 1e-12) {
+            s->n_mix++;
+            sum += r->mu[c];
+        }
+    if (st == STRUX_OK && s->n_mix == 0)
+        st = strux_error_set(STRUX_ERR_INTERNAL, __FILE__, __LINE__, __func__,
+                             "the last multiplier search left no iterate of positive weight");
+    const strux_model *w0 = s->n_mix ? r->cuts[1].w : NULL;
+    int32_t rows = w0 ? strux_model_n_rows(w0) : 0, dim = w0 ? strux_model_dim(w0) : 0;
+    s->n_w = (int64_t)rows * dim;
+    if (st == STRUX_OK)
+        st = strux_alloc_array(&s->mix_w, (size_t)(s->n_mix * s->n_w), sizeof *s->mix_w);
+    if (st == STRUX_OK) st = strux_alloc_array(&s->mix_mu, (size_t)s->n_mix, sizeof *s->mix_mu);
+    for (int32_t c = 1, k = 0; st == STRUX_OK && c < r->n_cuts; c++) {
+        if (!(r->mu[c] > 1e-12)) continue;
+        s->mix_mu[k] = r->mu[c] / sum;
+        for (int32_t row = 0; row < rows; row++)
+            strux_model_get_row(r->cuts[c].w, row, s->mix_w + (size_t)k * s->n_w + (size_t)row * dim);
+        k++;
+    }
+    if (st != STRUX_OK) strux_rates_store_free(s);
+    return st;
+}
+
+/* A growing string. */
+typedef struct sbuf {
+    char *s;
+    size_t n, cap;
+    strux_status st;
+} sbuf;
+
+static void sb_printf(sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void sb_printf(sbuf *b, const char *fmt, ...)
+{
+    if (b->st != STRUX_OK) return;
+    for (;;) {
+        va_list ap;
+        va_start(ap, fmt);
+        int k = vsnprintf(b->s ? b->s + b->n : NULL, b->s ? b->cap - b->n : 0, fmt, ap);
+        va_end(ap);
+        if (k < 0) {
+            b->st = strux_error_set(STRUX_ERR_INTERNAL, __FILE__, __LINE__, __func__, "vsnprintf");
+            return;
+        }
+        if (b->s && b->n + (size_t)k < b->cap) {
+            b->n += (size_t)k;
+            return;
+        }
+        size_t cap = b->cap ? 2 * b->cap : 1024;
+        while (cap < b->n + (size_t)k + 1)
+            cap *= 2;
+        b->st = strux_realloc_array(&b->s, cap, 1);
+        if (b->st != STRUX_OK) return;
+        b->cap = cap;
+    }
+}
+
+static void sb_num(sbuf *b, const char *key, double x)
+{
+    if (isfinite(x))
+        sb_printf(b, "\"%s\": %.10g", key, x);
+    else
+        sb_printf(b, "\"%s\": null", key);
+}
+
+/* A JSON string literal of s (names and texts are printable ASCII/UTF-8 from the config). */
+static void sb_str(sbuf *b, const char *s)
+{
+    sb_printf(b, "\"");
+    for (; *s; s++)
+        if (*s == '"' || *s == '\\')
+            sb_printf(b, "\\%c", *s);
+        else if ((unsigned char)*s < 0x20)
+            sb_printf(b, "\\u%04x", (unsigned char)*s);
+        else
+            sb_printf(b, "%c", *s);
+    sb_printf(b, "\"");
+}
+
+static int linear_defined(const strux_rates_linear *f, const int64_t *n)
+{
+    for (int32_t t = 0; t < f->n_terms; t++) {
+        const strux_rates_term *u = &f->terms[t];
+        if (n[u->set] <= 0 || (u->num >= 0 && n[u->num] < 0) || (u->den >= 0 && n[u->den] <= 0))
+            return 0;
+    }
+    return 1;
+}
+
+/* One constraint's values at positive rates sp (n: sizes, −1 where not evaluable). */
+static void constraint_values(const strux_rates_expr *e, const int64_t *n, const double *sp,
+                              double *lhs, double *rhs, int *sat, double *ratio)
+{
+    *lhs = *rhs = *ratio = NAN;
+    *sat = -1;
+    if (e->ratio != STRUX_RATES_NO_RATIO) {
+        int32_t P = e->ratio_pos, M = e->ratio_neg;
+        if (n[P] < 0 || n[M] < 0 || n[P] + n[M] <= 0) return;
+        double tp = (double)n[P] * (n[P] > 0 ? sp[P] : 0), fp = (double)n[M] * (n[M] > 0 ? sp[M] : 0);
+        double fn = (double)n[P] - tp;
+        *lhs = e->ratio == STRUX_RATES_PRECISION ? tp / (tp + fp) : 2 * tp / (2 * tp + fn + fp);
+        *rhs = e->ratio_bound;
+    } else {
+        if (!linear_defined(&e->lhs, n) || !linear_defined(&e->rhs, n)) return;
+        *lhs = strux_rates_linear_value(&e->lhs, n, sp);
+        *rhs = strux_rates_linear_value(&e->rhs, n, sp);
+        if (e->lhs.n_terms == 1 && e->rhs.n_terms == 1 && e->lhs.c0 == 0 && e->rhs.c0 == 0) {
+            const strux_rates_term *a = &e->lhs.terms[0], *b = &e->rhs.terms[0];
+            double ra = a->side > 0 ? sp[a->set] : 1 - sp[a->set];
+            double rb = b->side > 0 ? sp[b->set] : 1 - sp[b->set];
+            *ratio = ra / rb;
+        }
+    }
+    if (isfinite(*lhs) && isfinite(*rhs)) *sat = e->sense > 0 ? *lhs <= *rhs : *lhs >= *rhs;
+}
+
+strux_status strux_rates_report(strux_rates *r, strux_comm *comm, const strux_dataset *ds, int test,
+                                const strux_model *det, const strux_rates_store *mix, char **json)
+{
+    int32_t K = strux_subset_count(r->defs);
+    int64_t n = ds->n_local, *cnt = NULL;
+    int8_t *label = NULL;
+    uint8_t *mem = NULL;
+    double *pr = NULL, *rsum = NULL, *sp = NULL, *spr = NULL, *row = NULL;
+    int8_t *pos = NULL;
+    strux_model *w = NULL;
+    sbuf b = {0};
+    strux_status st = STRUX_OK;
+    *json = NULL;
+    STRUX_TRY_GOTO(st, strux_alloc_array(&label, (size_t)n + 1, sizeof *label), done);
+    STRUX_TRY_GOTO(st, strux_alloc_array(&mem, (size_t)n + 1, sizeof *mem), done);
+    STRUX_TRY_GOTO(st, strux_alloc_array(&pos, (size_t)n + 1, sizeof *pos), done);
+    STRUX_TRY_GOTO(st, strux_alloc_array(&pr, (size_t)n + 1, sizeof *pr), done);
+    STRUX_TRY_GOTO(st, strux_alloc_array(&cnt, 3 * (size_t)K, sizeof *cnt), done);
+    STRUX_TRY_GOTO(st, strux_alloc_array(&rsum, (size_t)K, sizeof *rsum), done);
+    STRUX_TRY_GOTO(st, strux_alloc_array(&sp, (size_t)K, sizeof *sp), done);
+    STRUX_TRY_GOTO(st, strux_alloc_array(&spr, (size_t)K, sizeof *spr), done);
+    for (int64_t e = 0; e < n; e++)
+        label[e] = ds->y_ptr[e + 1] > ds->y_ptr[e] ? (ds->y_idx[ds->y_ptr[e]] == 1 ? 1 : -1) : 0;
+    /* deterministic prediction and the randomised classifier's probability per local row */
+    for (int64_t e = 0; e < n; e++)
+        pos[e] = score_row(det, ds, e) >= 0;
+    if (mix && mix->n_mix > 0) {
+        int32_t rows = strux_model_n_rows(det), dim = strux_model_dim(det);
+        STRUX_TRY_GOTO(st, strux_model_create_like(det, &w), done);
+        for (int32_t k = 0; k < mix->n_mix; k++) {
+            strux_model_zero(w);
+            for (int32_t q = 0; q < rows; q++)
+                strux_model_set_row(w, q, mix->mix_w + (size_t)k * mix->n_w + (size_t)q * dim);
+            for (int64_t e = 0; e < n; e++)
+                pr[e] += mix->mix_mu[k] * ramp(0.5 * score_row(w, ds, e));
+        }
+    } else {
+        for (int64_t e = 0; e < n; e++)
+            pr[e] = pos[e];
+    }
+    strux_subset_input in = {.ds = ds, .label = label, .test = test};
+    for (int32_t k = 0; k < K; k++) {
+        cnt[k] = -1;
+        if (!strux_subset_evaluable(r->defs, k, &in)) continue;
+        STRUX_TRY_GOTO(st, strux_subset_eval(r->defs, k, &in, mem), agree);
+        cnt[k] = 0;
+        for (int64_t e = 0; e < n; e++)
+            if (mem[e]) {
+                cnt[k]++;
+                cnt[K + k] += pos[e];
+                rsum[k] += pr[e];
+            }
+    }
+agree:
+    STRUX_TRY_GOTO(st, strux_comm_agree(comm, st), done);
+    /* a set not evaluable on this file is −1 on every rank: mark it before summing counts */
+    for (int32_t k = 0; k < K; k++)
+        cnt[2 * K + k] = cnt[k] < 0;
+    for (int32_t k = 0; k < K; k++)
+        if (cnt[k] < 0) cnt[k] = 0;
+    STRUX_TRY_GOTO(st, strux_comm_allreduce_sum_i64(comm, cnt, 3 * K), done);
+    STRUX_TRY_GOTO(st, strux_comm_allreduce_sum(comm, rsum, K), done);
+    for (int32_t k = 0; k < K; k++) {
+        if (cnt[2 * K + k]) cnt[k] = -1;
+        sp[k] = cnt[k] > 0 ? (double)cnt[K + k] / (double)cnt[k] : NAN;
+        spr[k] = cnt[k] > 0 ? rsum[k] / (double)cnt[k] : NAN;
+    }
+    sb_printf(&b, "\"datasets\": {");
+    int first = 1;
+    for (int32_t k = 0; k < K; k++) {
+        if (strux_subset_is_anonymous(r->defs, k)) continue;
+        sb_printf(&b, "%s", first ? "" : ", ");
+        first = 0;
+        sb_str(&b, strux_subset_name(r->defs, k));
+        if (cnt[k] <= 0) {
+            sb_printf(&b, ": null");
+            continue;
+        }
+        sb_printf(&b, ": {\"n\": %lld, ", (long long)cnt[k]);
+        sb_num(&b, "positive_rate", sp[k]);
+        sb_printf(&b, ", ");
+        sb_num(&b, "positive_rate_rand", spr[k]);
+        sb_printf(&b, "}");
+    }
+    sb_printf(&b, "}, \"constraints\": {");
+    for (int32_t j = 0; j < r->m; j++) {
+        double l[2], h[2], q[2];
+        int sat[2];
+        constraint_values(r->e[j + 1], cnt, sp, &l[0], &h[0], &sat[0], &q[0]);
+        constraint_values(r->e[j + 1], cnt, spr, &l[1], &h[1], &sat[1], &q[1]);
+        sb_printf(&b, "%s", j ? ", " : "");
+        sb_str(&b, r->con_name[j]);
+        if (sat[0] < 0) {
+            sb_printf(&b, ": null");
+            continue;
+        }
+        sb_printf(&b, ": {");
+        sb_num(&b, "lhs", l[0]);
+        sb_printf(&b, ", ");
+        sb_num(&b, "rhs", h[0]);
+        sb_printf(&b, ", \"satisfied\": %s, ", sat[0] ? "true" : "false");
+        sb_num(&b, "ratio", q[0]);
+        sb_printf(&b, ", ");
+        sb_num(&b, "lhs_rand", l[1]);
+        sb_printf(&b, ", ");
+        sb_num(&b, "rhs_rand", h[1]);
+        sb_printf(&b, ", \"satisfied_rand\": %s, ", sat[1] > 0 ? "true" : "false");
+        sb_num(&b, "ratio_rand", q[1]);
+        sb_printf(&b, "}");
+    }
+    sb_printf(&b, "}");
+    st = b.st;
+done:
+    if (st == STRUX_OK)
+        *json = b.s;
+    else
+        strux_free(&b.s);
+    strux_model_destroy(&w);
+    strux_free(&label);
+    strux_free(&mem);
+    strux_free(&pos);
+    strux_free(&pr);
+    strux_free(&cnt);
+    strux_free(&rsum);
+    strux_free(&sp);
+    strux_free(&spr);
+    strux_free(&row);
     return st;
 }
