@@ -984,7 +984,7 @@ strux_status strux_rates_run(strux_rates *r, strux_driver *drv, strux_model *mod
     int doublings = 0, saturated = 0;
     for (r->mm_step = 1; r->mm_step <= r->opt.mm_steps; r->mm_step++) {
         r->step_t0 = strux_time_now();
-        double comm0 = strux_comm_seconds(r->comm);
+        double lp0 = r->lp_s, comm0 = strux_comm_seconds(r->comm);
         scores(r, r->anchor);
         STRUX_TRY_GOTO(st, linearise(r, r->mm_step == 1), done);
         if (r->mm_step > 1 && r->switched == 0) {
@@ -1021,9 +1021,10 @@ strux_status strux_rates_run(strux_rates *r, strux_driver *drv, strux_model *mod
                          r->con_name[j], r->v[j], r->ramp[j], r->train_val[j]);
             strux_log(STRUX_LOG_INFO,
                       "rates: MM step %lld objective %.9g, %lld switched, %lld cuts, %lld inner "
-                      "epochs, %.2fs;%s",
+                      "epochs, %.2fs (lp %.3fs, comm %.3fs);%s",
                       (long long)r->mm_step, r->mm_objective, (long long)r->switched,
-                      (long long)r->total_cuts, (long long)r->inner_epochs, r->step_s, vs);
+                      (long long)r->total_cuts, (long long)r->inner_epochs, r->step_s,
+                      r->lp_s - lp0, r->comm_s, vs);
         }
         if (r->mm_step > 1 && prev - r->mm_objective < r->opt.mm_tol * fabs(prev)) break;
         prev = r->mm_objective;
@@ -1151,7 +1152,7 @@ static void sb_printf(sbuf *b, const char *fmt, ...)
 static void sb_num(sbuf *b, const char *key, double x)
 {
     if (isfinite(x))
-        sb_printf(b, "\"%s\": %.10g", key, x);
+        sb_printf(b, "\"%s\": %.15g", key, x);
     else
         sb_printf(b, "\"%s\": null", key);
 }

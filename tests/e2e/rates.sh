@@ -116,6 +116,50 @@ sys.exit(0 if abs((a - 1.25 * b) - logged) <= 1e-8 else 1)
 PY
 ok $? "the logged deterministic constraint value matches the predictions"
 
+# the report (strux eval): datasets and constraints, deterministic and randomised, recomputed
+# here from the data, the predictions and the stored mixture (/rates); the mixture's LP average
+# is the stored deterministic model (rates.return = average)
+"$STRUX" eval --model "$WORK/s1.h5" --data "$WORK/small.svm" >"$WORK/eval.json" 2>/dev/null
+ok $? "strux eval of a rate-constrained model"
+$PY - "$WORK/eval.json" "$WORK/s1.h5" "$WORK/small.svm" "$WORK/p.txt" <<'PY'
+import json, sys, h5py, numpy as np
+j = json.load(open(sys.argv[1]))
+f = h5py.File(sys.argv[2], "r")
+g = f["rates"]
+w = f["weights"][:].astype(float).ravel()
+mix, mu = g["mix_weights"][:], g["mix_mu"][:]
+X, y, grp = [], [], []
+for line in open(sys.argv[3]):
+    t = line.split()
+    x = np.zeros(9)
+    for tok in t[1:]:
+        k, v = tok.split(":")
+        x[int(k) - 1] = float(v)
+    x[8] = 1.0  # data.bias = 1: the last column
+    X.append(x); y.append(t[0] == "+1"); grp.append(x[0] > 0)
+X, y, grp = np.array(X), np.array(y), np.array(grp)
+pred = np.array([l.strip() == "+1" for l in open(sys.argv[4])])
+ok = np.max(np.abs(mu @ mix - w)) <= 1e-9 * max(1, np.max(np.abs(w)))
+ok = ok and np.array_equal(pred, X @ w >= 0) and abs(mu.sum() - 1) <= 1e-12 and len(mu) <= 2
+p = (np.clip(0.5 + 0.5 * (X @ mix.T), 0, 1) * mu).sum(axis=1)
+for name, m in (("all", np.ones(len(y), bool)), ("positive", y), ("negative", ~y), ("A", grp),
+                ("B", ~grp)):
+    d = j["datasets"][name]
+    ok = ok and d["n"] == m.sum() and abs(d["positive_rate"] - pred[m].mean()) <= 1e-14
+    ok = ok and abs(d["positive_rate_rand"] - p[m].mean()) <= 1e-7
+c = j["constraints"]["p_rule"]
+ok = ok and abs(c["lhs_rand"] - p[grp].mean()) <= 1e-7 and abs(c["rhs_rand"] - 1.25 * p[~grp].mean()) <= 1e-7
+ok = ok and abs(c["ratio_rand"] - p[grp].mean() / p[~grp].mean()) <= 1e-7
+ok = ok and c["satisfied"] == bool(pred[grp].mean() <= 1.25 * pred[~grp].mean())
+ok = ok and j["datasets"]["unlabeled"] is None
+# the randomised reading meets the constraint to rates.eps (the ramp constraint at the mixture)
+ok = ok and c["lhs_rand"] - c["rhs_rand"] <= 1e-4
+print(f"# det ratio {c['ratio']:.4f}, randomised ratio {c['ratio_rand']:.4f}, mixture of {len(mu)}, "
+      f"mu {mu}")
+sys.exit(0 if ok else 1)
+PY
+ok $? "eval's datasets and constraints match a recomputation from the data and /rates (deterministic exactly, randomised to 1e-7: features are read as float32)"
+
 expect_fail 2 "constraint cov_A \(coverage\(A\) >= 0.9\) cannot hold together with cov_all on the training data: coverage\(A\) reaches at most 0.1[0-9]*" \
     "impossible constraints are named before any solve (exit 2)" -- \
     "$STRUX" train "$WORK/small.ini" --quiet --set "constraints.cov_all=coverage(all) <= 0.1" \
