@@ -849,8 +849,8 @@ static strux_status cut_sums(strux_rates *r, double *G)
 /* One multiplier search (Alg. 2, E.1) at the current anchor; leaves the returned model in out,
  * the multipliers in r->v and the LP dual weights of the cuts in r->mu. *saturated: some v_j at
  * v_max with its surrogate constraint violated at the returned model. */
-static strux_status search(strux_rates *r, strux_driver *drv, double u0, strux_model *out,
-                           int *saturated)
+static strux_status search(strux_rates *r, strux_driver *drv, double u0, double obj,
+                           const double *viol, strux_model *out, int *saturated)
 {
     strux_solver *s = strux_driver_solver(drv);
     int32_t m = r->m, rank0 = strux_comm_rank(r->comm) == 0;
@@ -863,6 +863,12 @@ static strux_status search(strux_rates *r, strux_driver *drv, double u0, strux_m
     STRUX_TRY(strux_alloc_array(&g, (size_t)m + 1, sizeof *g));
     STRUX_TRY(strux_alloc_array(&x, (size_t)m + 2, sizeof *x));
     STRUX_TRY(add_cut(r, u0, r->C0, g, g, NULL)); /* cut 0: flat at u0, no model */
+    /* cut 1: the anchor's own (§3.2, A5): Ψ(w', v) = P2(w') + Σ v_j viol_j, exact there since the
+     * surrogate is tight at w' (l = −∞: it certifies nothing). With a feasible anchor (viol ≤ 0)
+     * the LP-dual average of the iterates then always exists and meets the surrogate constraints,
+     * so the MM iterates stay feasible and the objective never rises even when the search stops
+     * after one solve; without it a first cut at a violating multiplier could be returned. */
+    STRUX_TRY(add_cut(r, obj, -INFINITY, viol, g, r->anchor));
     if (rank0) {
         st = strux_lp_create(m + 1, &lp);
         for (int32_t j = 0; st == STRUX_OK && j < m; j++)
@@ -875,6 +881,7 @@ static strux_status search(strux_rates *r, strux_driver *drv, double u0, strux_m
             x[m] = 1;
             strux_lp_set_objective(lp, x, 0);
             st = lp_add_cut(lp, m, &r->cuts[0]);
+            if (st == STRUX_OK) st = lp_add_cut(lp, m, &r->cuts[1]);
         }
     }
     STRUX_TRY_GOTO(st, strux_comm_agree(r->comm, st), done);
@@ -942,7 +949,8 @@ static strux_status search(strux_rates *r, strux_driver *drv, double u0, strux_m
     if (m) STRUX_TRY_GOTO(st, strux_comm_bcast(r->comm, r->v, (size_t)m * sizeof *r->v, 0), done);
     r->have_v = 1;
     int average = strcmp(r->opt.return_rule, "average") == 0 && r->mu[0] <= 1e-9;
-    if (!average) { /* best lower bound (the paper's rule); cut 0 has no model */
+    if (!average) { /* best lower bound (the paper's rule); cut 0 has no model, cut 1 (the
+                     * anchor) no bound */
         int32_t best = 1;
         for (int32_t c = 2; c < r->n_cuts; c++)
             if (r->cuts[c].l > r->cuts[best].l) best = c;
@@ -997,7 +1005,7 @@ strux_status strux_rates_run(strux_rates *r, strux_driver *drv, strux_model *mod
         double u0 = obj;
         for (int32_t j = 0; j < m; j++)
             u0 += r->v_max * fmax(0.0, viol[j]);
-        STRUX_TRY_GOTO(st, search(r, drv, u0, ret, &saturated), done);
+        STRUX_TRY_GOTO(st, search(r, drv, u0, obj, viol, ret, &saturated), done);
         while (saturated && doublings < MAX_DOUBLINGS) { /* A1 */
             doublings++;
             r->v_max *= 2;
@@ -1007,7 +1015,7 @@ strux_status strux_rates_run(strux_rates *r, strux_driver *drv, strux_model *mod
             u0 = obj;
             for (int32_t j = 0; j < m; j++)
                 u0 += r->v_max * fmax(0.0, viol[j]);
-            STRUX_TRY_GOTO(st, search(r, drv, u0, ret, &saturated), done);
+            STRUX_TRY_GOTO(st, search(r, drv, u0, obj, viol, ret, &saturated), done);
         }
         STRUX_TRY_GOTO(st, strux_model_copy(r->anchor, ret), done);
         scores(r, r->anchor);
