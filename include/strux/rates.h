@@ -87,6 +87,13 @@ strux_status strux_rates_store_fill(const strux_rates *r, strux_rates_store *s);
  * whose sets are not all evaluable and non-empty is null; ratio (LHS rate / RHS rate) is null
  * unless each side is one rate term. r must have passed strux_rates_check (it need not be bound).
  * Collective. */
+/* Randomised predictions (strux predict --rule randomised): row i of ds (global index g) is +1
+ * when u_g < Σ_s μ_s σ(f_s(x)/2) for u_g uniform in [0, 1) from the stream (seed, g) — the same
+ * draws at any rank count — else −1; one line per row, gathered on rank 0 (*text, *len; NULL
+ * elsewhere, caller frees). Collective. */
+strux_status strux_rates_predict_randomised(strux_comm *comm, const strux_dataset *ds,
+                                            const strux_model *like, const strux_rates_store *mix,
+                                            uint64_t seed, char **text, size_t *len);
 strux_status strux_rates_report(strux_rates *r, strux_comm *comm, const strux_dataset *ds, int test,
                                 const strux_model *det, const strux_rates_store *mix, char **json);
 

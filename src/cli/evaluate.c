@@ -139,12 +139,30 @@ static strux_status parse(int argc, char **argv, const char **model, const char 
 
 int strux_cmd_predict(strux_comm *comm, int argc, char **argv)
 {
-    const char *model, *data, *out;
+    const char *model, *data, *out, *rule = "deterministic";
     loaded_model lm = {0};
     strux_scores sc;
-    strux_status st =
-        strux_comm_agree(comm, parse(argc, argv, &model, &data, &out,
-                                     "strux predict --model MODEL --data DATA --out PREDICTIONS"));
+    /* --rule deterministic|randomised (a rate-constrained model's randomised classifier) */
+    char *args[64];
+    int n_args = 0;
+    strux_status st = STRUX_OK;
+    for (int k = 0; k < argc && st == STRUX_OK; k++) {
+        if (strcmp(argv[k], "--rule") == 0) {
+            if (k + 1 >= argc || (strcmp(argv[k + 1], "deterministic") != 0 &&
+                                  strcmp(argv[k + 1], "randomised") != 0))
+                st = strux_error_set(STRUX_ERR_CONFIG, __FILE__, __LINE__, __func__,
+                                     "--rule takes deterministic or randomised");
+            else
+                rule = argv[++k];
+        } else if (n_args < 64) {
+            args[n_args++] = argv[k];
+        }
+    }
+    st = strux_comm_agree(comm, st);
+    if (st == STRUX_OK)
+        st = strux_comm_agree(comm, parse(n_args, args, &model, &data, &out,
+                                          "strux predict --model MODEL --data DATA --out "
+                                          "PREDICTIONS [--rule deterministic|randomised]"));
     if (st == STRUX_OK) {
         /* before reading anything: --out must not be an input, a device, a FIFO or a directory */
         const char *inputs[] = {model, data};
@@ -152,10 +170,26 @@ int strux_cmd_predict(strux_comm *comm, int argc, char **argv)
         st = strux_comm_agree(comm, st);
     }
     if (st == STRUX_OK) st = load(comm, model, data, &lm);
-    if (st == STRUX_OK) st = score(comm, &lm, out, &sc);
+    int randomised = strcmp(rule, "randomised") == 0;
+    if (st == STRUX_OK && randomised && !lm.rates)
+        st = strux_comm_agree(comm, strux_error_set(STRUX_ERR_CONFIG, __FILE__, __LINE__, __func__,
+                                                    "%s: --rule randomised needs a model trained "
+                                                    "under rate constraints (no /rates group)",
+                                                    model));
+    if (st == STRUX_OK && randomised) {
+        char *text = NULL;
+        size_t len = 0;
+        st = strux_rates_predict_randomised(comm, lm.data, lm.model, &lm.info.rates,
+                                            (uint64_t)lm.opt.solver.seed, &text, &len);
+        if (st == STRUX_OK && strux_comm_rank(comm) == 0) st = strux_io_write_atomic(out, text, len);
+        strux_free(&text);
+        st = strux_comm_agree(comm, st);
+    } else if (st == STRUX_OK) {
+        st = score(comm, &lm, out, &sc);
+    }
     if (st == STRUX_OK)
-        strux_log(STRUX_LOG_INFO, "%lld predictions written to %s", (long long)lm.data->n_global,
-                  out);
+        strux_log(STRUX_LOG_INFO, "%lld predictions (%s) written to %s",
+                  (long long)lm.data->n_global, rule, out);
     loaded_model_free(&lm);
     return st == STRUX_OK ? 0 : strux_cli_fail(comm, st);
 }

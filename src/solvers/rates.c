@@ -1345,3 +1345,44 @@ done:
     strux_free(&row);
     return st;
 }
+
+#define RAND_RULE_STREAM 0x52414e44ULL /* "RAND": the randomised classifier's draws */
+
+strux_status strux_rates_predict_randomised(strux_comm *comm, const strux_dataset *ds,
+                                            const strux_model *like, const strux_rates_store *mix,
+                                            uint64_t seed, char **text, size_t *len)
+{
+    int64_t n = ds->n_local;
+    double *pr = NULL;
+    char *mine = NULL;
+    strux_model *w = NULL;
+    *text = NULL;
+    *len = 0;
+    strux_status st = strux_alloc_array(&pr, (size_t)n + 1, sizeof *pr);
+    if (st == STRUX_OK) st = strux_model_create_like(like, &w);
+    if (st == STRUX_OK) st = strux_alloc_array(&mine, 3 * (size_t)n + 1, 1);
+    int32_t rows = strux_model_n_rows(like), dim = strux_model_dim(like);
+    for (int32_t k = 0; st == STRUX_OK && k < mix->n_mix; k++) {
+        strux_model_zero(w);
+        for (int32_t q = 0; q < rows; q++)
+            strux_model_set_row(w, q, mix->mix_w + (size_t)k * mix->n_w + (size_t)q * dim);
+        for (int64_t e = 0; e < n; e++)
+            pr[e] += mix->mix_mu[k] * ramp(0.5 * score_row(w, ds, e));
+    }
+    size_t at = 0;
+    for (int64_t e = 0; st == STRUX_OK && e < n; e++) {
+        strux_rng g;
+        strux_rng_init(&g, seed, RAND_RULE_STREAM, (uint64_t)(ds->first + e));
+        const char *lab = strux_rng_uniform(&g) < pr[e] ? "+1\n" : "-1\n";
+        memcpy(mine + at, lab, 3);
+        at += 3;
+    }
+    strux_model_destroy(&w);
+    strux_free(&pr);
+    st = strux_comm_agree(comm, st);
+    void *all = NULL;
+    if (st == STRUX_OK) st = strux_comm_gather_bytes(comm, mine, at, 0, &all, len);
+    strux_free(&mine);
+    *text = all;
+    return st;
+}

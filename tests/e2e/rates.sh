@@ -116,6 +116,8 @@ sys.exit(0 if abs((a - 1.25 * b) - logged) <= 1e-8 else 1)
 PY
 ok $? "the logged deterministic constraint value matches the predictions"
 
+"$STRUX" train "$WORK/small.ini" --quiet --set constraints.p_rule= --set output.model="$WORK/plain.h5" \
+    --set output.metrics="$WORK/plain.jsonl" >/dev/null 2>&1
 # the report (strux eval): datasets and constraints, deterministic and randomised, recomputed
 # here from the data, the predictions and the stored mixture (/rates); the mixture's LP average
 # is the stored deterministic model (rates.return = average)
@@ -159,6 +161,25 @@ print(f"# det ratio {c['ratio']:.4f}, randomised ratio {c['ratio_rand']:.4f}, mi
 sys.exit(0 if ok else 1)
 PY
 ok $? "eval's datasets and constraints match a recomputation from the data and /rates (deterministic exactly, randomised to 1e-7: features are read as float32)"
+
+# the randomised rule: one draw per row from (seed, row), the same at any rank count; its positive
+# share within 4 standard deviations of the expected one eval reports
+"$STRUX" predict --model "$WORK/s1.h5" --data "$WORK/small.svm" --out "$WORK/r1.txt" --rule randomised 2>/dev/null &&
+    $MPIRUN -np 2 "$STRUX" predict --model "$WORK/s1.h5" --data "$WORK/small.svm" --out "$WORK/r2.txt" \
+        --rule randomised 2>/dev/null && cmp -s "$WORK/r1.txt" "$WORK/r2.txt"
+ok $? "predict --rule randomised: the same draws at -np 1 and -np 2"
+$PY - "$WORK/r1.txt" "$WORK/eval.json" <<'PY'
+import json, math, sys
+d = [l.strip() for l in open(sys.argv[1])]
+p = json.load(open(sys.argv[2]))["datasets"]["all"]["positive_rate_rand"]
+share = sum(x == "+1" for x in d) / len(d)
+sd = math.sqrt(p * (1 - p) / len(d))
+print(f"# randomised positive share {share:.4f}, expected {p:.4f} (sd {sd:.4f})")
+sys.exit(0 if set(d) <= {"+1", "-1"} and len(d) == 400 and abs(share - p) <= 4 * sd else 1)
+PY
+ok $? "the randomised rule's positive share matches its expected rate"
+expect_fail 2 "needs a model trained under rate constraints" "--rule randomised on an ordinary model is refused (exit 2)" -- \
+    "$STRUX" predict --model "$WORK/plain.h5" --data "$WORK/small.svm" --out "$WORK/r3.txt" --rule randomised
 
 expect_fail 2 "constraint cov_A \(coverage\(A\) >= 0.9\) cannot hold together with cov_all on the training data: coverage\(A\) reaches at most 0.1[0-9]*" \
     "impossible constraints are named before any solve (exit 2)" -- \
