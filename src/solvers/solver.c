@@ -362,6 +362,7 @@ strux_status strux_objective_primal(strux_task *t, strux_search *s, const strux_
         int64_t i0 = 0, i1 = ds->n_local;
         if (n_b > 0) strux_dataset_block_range(ds, ds->block_lo + b, &i0, &i1);
         for (int64_t i = i0; i < i1; i++) {
+            if (strux_dataset_weight(ds, i) == 0) continue; /* a loss that weighs nothing */
             STRUX_TRY_GOTO(st, strux_task_potentials(t, m, ds, i, &pot), done);
             STRUX_TRY_GOTO(st, strux_task_truth(t, ds, i, &truth), done);
             STRUX_TRY_GOTO(st, strux_search_run(s, t, &pot, &truth, &r), done);
