@@ -669,6 +669,18 @@ static strux_status rebuild_w(strux_rates *r, strux_solver *s, dual_data *d)
     return strux_model_copy(d->wl, w);
 }
 
+double strux_rates_two_hinge_step(double xi, double a, double b, double s, double Q)
+{
+    double k0 = a - b, nu;
+    if (Q > 0) {
+        double c1 = xi + (s + 1) / Q, c2 = xi + (s - 1) / Q;
+        nu = c1 <= k0 ? c1 : c2 >= k0 ? c2 : k0;
+    } else {
+        nu = s > 1 ? a : s < -1 ? -b : k0;
+    }
+    return nu < -b ? -b : nu > a ? a : nu;
+}
+
 /* The merged two-hinge step (§3.7) on example e = i/2 of the inner dataset, visited at its row
  * 2e (row 2e+1 is a no-op): both hinges act on the same score, so their duals ξ+ ∈ [0, α̌]
  * (row 2e) and ξ− ∈ [0, β̌] (row 2e+1) enter w only through ξ = ξ+ − ξ−, and for a given ξ the
@@ -689,17 +701,10 @@ static strux_status merged_visit(void *ctx, strux_solver *s, dual_data *d, int64
     if (!(a > 0) && !(bw > 0)) return STRUX_OK;
     double lamW = s->opt.lambda * d->n;
     double *cp = d->c + d->off[i], *cn = d->c + d->off[i + 1];
-    double xp = -cp[0] * lamW, xn = cn[0] * lamW, xi = xp - xn, nu, k0 = a - bw;
+    double xp = -cp[0] * lamW, xn = cn[0] * lamW, xi = xp - xn, nu;
     double sc;
     strux_model_scores(d->wl, &ds->x, i, 0, 1, &sc);
-    if (r->xx[e] > 0) {
-        double Q = d->sigma * r->xx[e] / lamW;
-        double c1 = xi + (sc + 1) / Q, c2 = xi + (sc - 1) / Q;
-        nu = c1 <= k0 ? c1 : c2 >= k0 ? c2 : k0;
-    } else {
-        nu = sc > 1 ? a : sc < -1 ? -bw : k0;
-    }
-    nu = nu < -bw ? -bw : nu > a ? a : nu;
+    nu = strux_rates_two_hinge_step(xi, a, bw, sc, r->xx[e] > 0 ? d->sigma * r->xx[e] / lamW : 0);
     double np = fmin(a, nu + bw), nn = np - nu;
     if (nn < 0) nn = 0;
     cp[0] = -np / lamW;
