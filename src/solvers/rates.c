@@ -867,7 +867,11 @@ static strux_status search(strux_rates *r, strux_driver *drv, double u0, double 
     STRUX_TRY(strux_alloc_array(&G, (size_t)m + 1, sizeof *G));
     STRUX_TRY(strux_alloc_array(&g, (size_t)m + 1, sizeof *g));
     STRUX_TRY(strux_alloc_array(&x, (size_t)m + 2, sizeof *x));
-    STRUX_TRY(add_cut(r, u0, r->C0, g, g, NULL)); /* cut 0: flat at u0, no model */
+    /* cut 0: flat, no model. The anchor's cut below lies under u0 on all of [0, v_max] (and
+     * F(v) ≤ Ψ(w', v)), so cut 0 is raised a hair above u0: still a valid bound, never active,
+     * and never given LP dual weight (at a feasible anchor both met at v = 0, and a degenerate
+     * LP could weigh the model-less cut, sending the search to the best-bound rule) */
+    STRUX_TRY(add_cut(r, u0 + 1e-6 * fmax(1.0, fabs(u0)), r->C0, g, g, NULL));
     /* cut 1: the anchor's own (§3.2, A5): Ψ(w', v) = P2(w') + Σ v_j viol_j, exact there since the
      * surrogate is tight at w' (l = −∞: it certifies nothing). With a feasible anchor (viol ≤ 0)
      * the LP-dual average of the iterates then always exists and meets the surrogate constraints,
