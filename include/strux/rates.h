@@ -73,10 +73,11 @@ strux_status strux_rates_run(strux_rates *r, strux_driver *d, strux_model *model
 /* The multipliers of the last MM step (m entries; borrowed). Not Collective. */
 const double *strux_rates_multipliers(const strux_rates *r);
 /* After strux_rates_run: the constraint table, multipliers, train values and the randomised
- * classifier (the last multiplier search's iterates of positive LP dual weight, their weights μ
- * renormalised; with rates.return = best_bound the one iterate returned) into s (caller frees
- * with strux_rates_store_free). The same on every rank. Not Collective. */
-strux_status strux_rates_store_fill(const strux_rates *r, strux_rates_store *s);
+ * classifier of the kept MM step (its search's iterates of positive LP dual weight, their
+ * weights μ renormalised; with rates.return = best_bound the one iterate returned) moved into s
+ * (caller frees with strux_rates_store_free; a second call fails). The same on every rank. Not
+ * Collective. */
+strux_status strux_rates_store_fill(strux_rates *r, strux_rates_store *s);
 /* The report of issue 15 on a data set ds (train or data.test, test nonzero: `rows` reads its
  * TEST_FILE) for the deterministic classifier det (positive iff score ≥ 0) and the randomised one
  * of mix (each iterate with probability μ, positive with probability σ(score/2), the ramp of the

@@ -102,6 +102,7 @@ struct strux_rates {
     double *mu;            /* LP dual weights of the cuts of the last search */
     double v_max;
     int have_v;            /* r->v holds a previous search's multipliers */
+    strux_rates_store kept; /* the model file's /rates of the MM step whose model is kept */
     /* metrics */
     int64_t mm_step, switched, total_cuts, inner_epochs;
     double mm_objective, lp_s, step_s, comm_s, step_t0;
@@ -202,6 +203,7 @@ void strux_rates_destroy(strux_rates **p)
     strux_free(&r->ramp);
     strux_free(&r->train_val);
     strux_model_destroy(&r->anchor);
+    strux_rates_store_free(&r->kept);
     strux_dataset_destroy(&r->inner);
     strux_subset_defs_destroy(&r->defs);
     strux_free(p);
@@ -986,17 +988,20 @@ done:
 
 /* ---- Alg. 1 ---- */
 
+static strux_status snapshot(const strux_rates *r, strux_rates_store *s);
+
 strux_status strux_rates_run(strux_rates *r, strux_driver *drv, strux_model *model)
 {
     int32_t m = r->m;
     int rank0 = strux_comm_rank(r->comm) == 0;
-    double *viol = NULL, *ind = NULL, prev = NAN;
+    double *viol = NULL, *ind = NULL, *ramp_new = NULL, prev = NAN;
     strux_model *ret = NULL;
     strux_status st = STRUX_OK;
     STRUX_TRY(strux_model_create_like(model, &r->anchor));
     STRUX_TRY(strux_model_create_like(model, &ret));
     STRUX_TRY_GOTO(st, strux_alloc_array(&viol, (size_t)m + 1, sizeof *viol), done);
     STRUX_TRY_GOTO(st, strux_alloc_array(&ind, (size_t)m + 1, sizeof *ind), done);
+    STRUX_TRY_GOTO(st, strux_alloc_array(&ramp_new, (size_t)m + 1, sizeof *ramp_new), done);
     r->v_max = r->opt.v_max;
     int doublings = 0, saturated = 0;
     for (r->mm_step = 1; r->mm_step <= r->opt.mm_steps; r->mm_step++) {
@@ -1026,23 +1031,35 @@ strux_status strux_rates_run(strux_rates *r, strux_driver *drv, strux_model *mod
                 u0 += r->v_max * fmax(0.0, viol[j]);
             STRUX_TRY_GOTO(st, search(r, drv, u0, obj, viol, ret, &saturated), done);
         }
-        STRUX_TRY_GOTO(st, strux_model_copy(r->anchor, ret), done);
-        scores(r, r->anchor);
-        STRUX_TRY_GOTO(st, problem2(r, r->anchor, &r->mm_objective, r->ramp, r->train_val), done);
+        /* the step's model; one whose Problem 2 objective rises above the anchor's (inexact
+         * inner solves) is not taken: MM ends with the anchor, its /rates snapshot and values */
+        double obj_new;
+        scores(r, ret);
+        STRUX_TRY_GOTO(st, problem2(r, ret, &obj_new, ramp_new, ind), done);
+        int rise = r->mm_step > 1 && obj_new > prev;
         r->step_s = strux_time_now() - r->step_t0;
         r->comm_s = strux_comm_seconds(r->comm) - comm0;
         if (rank0) {
             char vs[256] = "";
             for (int32_t j = 0; j < m && strlen(vs) < 200; j++)
                 snprintf(vs + strlen(vs), sizeof vs - strlen(vs), " %s: v %.6g ramp %+.3e train %+.9e",
-                         r->con_name[j], r->v[j], r->ramp[j], r->train_val[j]);
+                         r->con_name[j], r->v[j], ramp_new[j], ind[j]);
             strux_log(STRUX_LOG_INFO,
                       "rates: MM step %lld objective %.9g, %lld switched, %lld cuts, %lld inner "
-                      "epochs, %.2fs (lp %.3fs, comm %.3fs);%s",
-                      (long long)r->mm_step, r->mm_objective, (long long)r->switched,
+                      "epochs, %.2fs (lp %.3fs, comm %.3fs);%s%s",
+                      (long long)r->mm_step, obj_new, (long long)r->switched,
                       (long long)r->total_cuts, (long long)r->inner_epochs, r->step_s,
-                      r->lp_s - lp0, r->comm_s, vs);
+                      r->lp_s - lp0, r->comm_s, vs,
+                      rise ? "; above the last step's objective: MM stops with that step's model"
+                           : "");
         }
+        if (rise) break;
+        STRUX_TRY_GOTO(st, strux_model_copy(r->anchor, ret), done);
+        r->mm_objective = obj_new;
+        memcpy(r->ramp, ramp_new, (size_t)m * sizeof *r->ramp);
+        memcpy(r->train_val, ind, (size_t)m * sizeof *r->train_val);
+        strux_rates_store_free(&r->kept);
+        STRUX_TRY_GOTO(st, snapshot(r, &r->kept), done);
         if (r->mm_step > 1 && prev - r->mm_objective < r->opt.mm_tol * fabs(prev)) break;
         prev = r->mm_objective;
     }
@@ -1066,13 +1083,14 @@ strux_status strux_rates_run(strux_rates *r, strux_driver *drv, strux_model *mod
 done:
     strux_free(&viol);
     strux_free(&ind);
+    strux_free(&ramp_new);
     strux_model_destroy(&ret);
     return st;
 }
 
 /* ---- the stored classifiers and the report ---- */
 
-strux_status strux_rates_store_fill(const strux_rates *r, strux_rates_store *s)
+static strux_status snapshot(const strux_rates *r, strux_rates_store *s)
 {
     int32_t m = r->m;
     *s = (strux_rates_store){0};
@@ -1394,4 +1412,13 @@ strux_status strux_rates_predict_randomised(strux_comm *comm, const strux_datase
     strux_free(&mine);
     *text = all;
     return st;
+}
+
+strux_status strux_rates_store_fill(strux_rates *r, strux_rates_store *s)
+{
+    STRUX_CHECK(r->kept.m == r->m && r->m > 0, STRUX_ERR_INTERNAL,
+                "no MM step was kept: nothing to store");
+    *s = r->kept; /* moved */
+    r->kept = (strux_rates_store){0};
+    return STRUX_OK;
 }
