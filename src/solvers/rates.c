@@ -1031,12 +1031,13 @@ strux_status strux_rates_run(strux_rates *r, strux_driver *drv, strux_model *mod
                 u0 += r->v_max * fmax(0.0, viol[j]);
             STRUX_TRY_GOTO(st, search(r, drv, u0, obj, viol, ret, &saturated), done);
         }
-        /* the step's model; one whose Problem 2 objective rises above the anchor's (inexact
-         * inner solves) is not taken: MM ends with the anchor, its /rates snapshot and values */
+        /* the step's model; one whose Problem 2 objective is not below the anchor's (inexact
+         * inner solves, or a search that proved the anchor optimal to rates.eps and returned it)
+         * is not taken: MM ends with the anchor, its /rates snapshot and values */
         double obj_new;
         scores(r, ret);
         STRUX_TRY_GOTO(st, problem2(r, ret, &obj_new, ramp_new, ind), done);
-        int rise = r->mm_step > 1 && obj_new > prev;
+        int rise = r->mm_step > 1 && obj_new >= prev; /* not better: the search kept the anchor */
         r->step_s = strux_time_now() - r->step_t0;
         r->comm_s = strux_comm_seconds(r->comm) - comm0;
         if (rank0) {
@@ -1050,7 +1051,8 @@ strux_status strux_rates_run(strux_rates *r, strux_driver *drv, strux_model *mod
                       (long long)r->mm_step, obj_new, (long long)r->switched,
                       (long long)r->total_cuts, (long long)r->inner_epochs, r->step_s,
                       r->lp_s - lp0, r->comm_s, vs,
-                      rise ? "; above the last step's objective: MM stops with that step's model"
+                      rise ? "; not below the last step's objective: MM stops with that step's "
+                             "model"
                            : "");
         }
         if (rise) break;

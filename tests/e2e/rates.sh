@@ -110,7 +110,7 @@ a = sum(p for p, g in zip(pred, grp) if g) / sum(grp)
 b = sum(p for p, g in zip(pred, grp) if not g) / (len(grp) - sum(grp))
 # the last kept MM step's log line (the metrics log's last row precedes the last step's end)
 # (a step whose objective rose is logged but not kept)
-kept = [l for l in open(sys.argv[3]) if "MM step" in l and "above the last step" not in l]
+kept = [l for l in open(sys.argv[3]) if "MM step" in l and "not below the last step" not in l]
 logged = float(re.findall(r"p_rule: v \S+ ramp \S+ train (\S+)", kept[-1])[-1])
 # canonical row: s_p(A) + 1.25 (1 - s_p(B)) <= 1.25, so train = s_p(A) - 1.25 s_p(B)
 print(f"# deterministic s_p(A) {a:.4f} s_p(B) {b:.4f}: ratio {a / b:.4f}; logged {logged:.6f}")
