@@ -47,6 +47,28 @@ typedef struct strux_m3l_info {
     double lambda;      /* solver.lambda */
     double C_paper;     /* the paper's C = 1/(2λn) */
 } strux_m3l_info;
+/* Rate-constrained training (issue 15; /rates, src/io/model_rates.c): the constraint table, the
+ * multipliers and the randomised classifier. m = 0: no /rates group. */
+typedef struct strux_rates_store {
+    int32_t m;           /* constraints */
+    char **names;        /* m constraint names, config order */
+    char **texts;        /* m constraint expressions as written */
+    int32_t n_defs;      /* [datasets] definitions */
+    char **def_names;    /* n_defs names, config order */
+    char **def_texts;    /* n_defs definitions as written */
+    char **canonical;    /* m + 1 canonical rows as text, the objective first */
+    double *v;           /* m multipliers of the last multiplier search */
+    double *train_ramp;  /* m: ramp (randomised) train value − bound at the returned model */
+    double *train_value; /* m: indicator (deterministic) train value − bound */
+    double v_max;        /* the multiplier box at the end */
+    int64_t mm_steps;    /* MM steps run */
+    int32_t n_mix;       /* iterates of the randomised classifier (LP dual weight > 0, ≤ m + 1) */
+    int64_t n_w;         /* weights per iterate: n_rows·dim, label-major, as /weights */
+    double *mix_w;       /* n_mix × n_w */
+    double *mix_mu;      /* n_mix weights, summing to 1 */
+} strux_rates_store;
+
+void strux_rates_store_free(strux_rates_store *s);
 
 typedef struct strux_model_info {
     char task[64], surrogate[64], search[64], solver[64];
@@ -67,6 +89,8 @@ typedef struct strux_model_info {
     /* hierarchy: the hierarchy and α (/hierarchy), owned; n_nodes = 0 otherwise */
     strux_hier_stored hier;
     strux_m3l_info m3l; /* m3l: the prior (/m3l) */
+    /* rate constraints (/rates), owned; m = 0 otherwise */
+    strux_rates_store rates;
 } strux_model_info;
 
 void strux_model_info_free(strux_model_info *info);

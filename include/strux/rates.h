@@ -23,6 +23,7 @@
 #define STRUX_RATES_PUBLIC_H
 
 #include "strux/driver.h"
+#include "strux/io.h"
 
 typedef struct strux_rates_options {
     char objective[STRUX_OPT_STR];    /* rates.objective: non-negative combination of rates */
@@ -71,5 +72,30 @@ strux_status strux_rates_hook(strux_rates *r, strux_driver_hook *h);
 strux_status strux_rates_run(strux_rates *r, strux_driver *d, strux_model *model);
 /* The multipliers of the last MM step (m entries; borrowed). Not Collective. */
 const double *strux_rates_multipliers(const strux_rates *r);
+/* After strux_rates_run: the constraint table, multipliers, train values and the randomised
+ * classifier of the kept MM step (its search's iterates of positive LP dual weight, their
+ * weights μ renormalised; with rates.return = best_bound the one iterate returned) moved into s
+ * (caller frees with strux_rates_store_free; a second call fails). The same on every rank. Not
+ * Collective. */
+strux_status strux_rates_store_fill(strux_rates *r, strux_rates_store *s);
+/* The report of issue 15 on a data set ds (train or data.test, test nonzero: `rows` reads its
+ * TEST_FILE) for the deterministic classifier det (positive iff score ≥ 0) and the randomised one
+ * of mix (each iterate with probability μ, positive with probability σ(score/2), the ramp of the
+ * margin-½ score): `"datasets": {NAME: {n, positive_rate, positive_rate_rand}, ...},
+ * "constraints": {NAME: {lhs, rhs, satisfied, ratio, lhs_rand, rhs_rand, satisfied_rand,
+ * ratio_rand}, ...}` as a JSON fragment into *json (caller frees; identical on every rank). Every
+ * non-anonymous dataset is listed, null where it is not evaluable on ds or empty; a constraint
+ * whose sets are not all evaluable and non-empty is null; ratio (LHS rate / RHS rate) is null
+ * unless each side is one rate term. r must have passed strux_rates_check (it need not be bound).
+ * Collective. */
+/* Randomised predictions (strux predict --rule randomised): row i of ds (global index g) is +1
+ * when u_g < Σ_s μ_s σ(f_s(x)/2) for u_g uniform in [0, 1) from the stream (seed, g) — the same
+ * draws at any rank count — else −1; one line per row, gathered on rank 0 (*text, *len; NULL
+ * elsewhere, caller frees). Collective. */
+strux_status strux_rates_predict_randomised(strux_comm *comm, const strux_dataset *ds,
+                                            const strux_model *like, const strux_rates_store *mix,
+                                            uint64_t seed, char **text, size_t *len);
+strux_status strux_rates_report(strux_rates *r, strux_comm *comm, const strux_dataset *ds, int test,
+                                const strux_model *det, const strux_rates_store *mix, char **json);
 
 #endif

@@ -90,6 +90,9 @@ void strux_config_print_reference(FILE *f);
 
 /* Print scores as one JSON object on rank 0's stdout. Not Collective. */
 void strux_cli_print_scores(const strux_comm *comm, const strux_scores *sc);
+/* The same with a JSON fragment (`"key": value, ...`, or NULL) appended inside the object. */
+void strux_cli_print_scores_extra(const strux_comm *comm, const strux_scores *sc,
+                                  const char *extra);
 /* Reader options for held-out data scored by a trained model (its dimension and label count;
  * features beyond the model are dropped and counted). */
 strux_read_options strux_cli_heldout_read_options(const strux_comm *comm,

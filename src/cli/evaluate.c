@@ -14,11 +14,13 @@ typedef struct loaded_model {
     strux_run_options opt; /* the training run's resolved options */
     strux_task *task;
     strux_dataset *data;
+    strux_rates *rates; /* a rate-constrained model's datasets and constraints (/rates), or NULL */
 } loaded_model;
 
 static void loaded_model_free(loaded_model *lm)
 {
     strux_dataset_destroy(&lm->data);
+    strux_rates_destroy(&lm->rates);
     strux_task_destroy(&lm->task);
     strux_model_destroy(&lm->model);
     strux_model_info_free(&lm->info);
@@ -116,10 +118,16 @@ strux_status strux_cli_report_unseen(strux_comm *comm, const strux_model *m,
 
 void strux_cli_print_scores(const strux_comm *comm, const strux_scores *sc)
 {
+    strux_cli_print_scores_extra(comm, sc, NULL);
+}
+
+void strux_cli_print_scores_extra(const strux_comm *comm, const strux_scores *sc,
+                                  const char *extra)
+{
     if (strux_comm_rank(comm) != 0) return;
     char body[8192];
     strux_scores_format(sc, body, sizeof body);
-    printf("{%s}\n", body);
+    printf("{%s%s%s}\n", body, extra && body[0] ? ", " : "", extra ? extra : "");
     fflush(stdout);
 }
 
@@ -154,6 +162,15 @@ static strux_status load(strux_comm *comm, const char *model_path, const char *d
     }
     if (st == STRUX_OK && lm->info.hier.n_nodes > 0) /* hierarchy: the file's, not task.hierarchy */
         st = strux_task_hierarchy_use_stored(lm->task, &lm->info.hier);
+    if (st == STRUX_OK && lm->info.rates.m > 0) { /* the stored datasets and constraints */
+        const strux_rates_store *rs = &lm->info.rates;
+        st = strux_rates_create(&lm->opt.rates, &lm->rates);
+        for (int32_t k = 0; st == STRUX_OK && k < rs->n_defs; k++)
+            st = strux_rates_define(lm->rates, rs->def_names[k], rs->def_texts[k], model_path);
+        for (int32_t j = 0; st == STRUX_OK && j < rs->m; j++)
+            st = strux_rates_constrain(lm->rates, rs->names[j], rs->texts[j], model_path);
+        if (st == STRUX_OK) st = strux_rates_check(lm->rates);
+    }
     STRUX_TRY(strux_comm_agree(comm, st));
     strux_read_options ro =
         strux_cli_heldout_read_options(comm, &lm->opt, lm->model, lm->info.n_labels);
@@ -176,18 +193,22 @@ static strux_status load(strux_comm *comm, const char *model_path, const char *d
     return strux_comm_agree(comm, strux_task_export(lm->task, NULL));
 }
 
-/* --model M --data D [--out P] [--format F]; out and format may be NULL when not accepted. */
+/* --model M --data D [--out P] [--format F] [--rule R]; out, format and rule may be NULL when not
+ * accepted. */
 static strux_status parse(int argc, char **argv, const char **model, const char **data,
-                          const char **out, const char **format, const char *usage)
+                          const char **out, const char **format, const char **rule,
+                          const char *usage)
 {
     *model = *data = NULL;
     if (out) *out = NULL;
     if (format) *format = "ids";
+    if (rule) *rule = "deterministic";
     for (int k = 1; k < argc; k++) {
         const char **slot = strcmp(argv[k], "--model") == 0              ? model
                             : strcmp(argv[k], "--data") == 0             ? data
                             : out && strcmp(argv[k], "--out") == 0       ? out
                             : format && strcmp(argv[k], "--format") == 0 ? format
+                            : rule && strcmp(argv[k], "--rule") == 0     ? rule
                                                                          : NULL;
         STRUX_CHECK(slot && k + 1 < argc, STRUX_ERR_CONFIG, "usage: %s", usage);
         *slot = argv[++k];
@@ -195,18 +216,21 @@ static strux_status parse(int argc, char **argv, const char **model, const char 
     STRUX_CHECK(*model && *data && (!out || *out), STRUX_ERR_CONFIG, "usage: %s", usage);
     STRUX_CHECK(!format || strcmp(*format, "ids") == 0 || strcmp(*format, "paths") == 0,
                 STRUX_ERR_CONFIG, "--format %s: expected ids or paths (usage: %s)", *format, usage);
+    STRUX_CHECK(!rule || strcmp(*rule, "deterministic") == 0 || strcmp(*rule, "randomised") == 0,
+                STRUX_ERR_CONFIG, "--rule %s: expected deterministic or randomised (usage: %s)",
+                *rule, usage);
     return STRUX_OK;
 }
 
 int strux_cmd_predict(strux_comm *comm, int argc, char **argv)
 {
-    const char *model, *data, *out, *format;
+    const char *model, *data, *out, *format, *rule;
     loaded_model lm = {0};
     strux_scores sc;
     strux_status st = strux_comm_agree(
-        comm, parse(argc, argv, &model, &data, &out, &format,
+        comm, parse(argc, argv, &model, &data, &out, &format, &rule,
                     "strux predict --model MODEL --data DATA --out PREDICTIONS "
-                    "[--format ids|paths]"));
+                    "[--format ids|paths] [--rule deterministic|randomised]"));
     if (st == STRUX_OK) {
         /* before reading anything: --out must not be an input, a device, a FIFO or a directory */
         const char *inputs[] = {model, data};
@@ -217,10 +241,27 @@ int strux_cmd_predict(strux_comm *comm, int argc, char **argv)
     if (st == STRUX_OK && strcmp(format, "paths") == 0) /* names: the model's data.label_names */
         st = strux_comm_agree(comm, strux_task_hierarchy_set_format(lm.task, 1, lm.info.label_names,
                                                                     lm.info.n_labels));
-    if (st == STRUX_OK) st = score(comm, &lm, out, &sc);
+    /* the randomised rule: a rate-constrained model's stochastic classifier (/rates mixture) */
+    int randomised = st == STRUX_OK && strcmp(rule, "randomised") == 0;
+    if (randomised && !lm.rates)
+        st = strux_comm_agree(comm, strux_error_set(STRUX_ERR_CONFIG, __FILE__, __LINE__, __func__,
+                                                    "%s: --rule randomised needs a model trained "
+                                                    "under rate constraints (no /rates group)",
+                                                    model));
+    if (st == STRUX_OK && randomised) {
+        char *text = NULL;
+        size_t len = 0;
+        st = strux_rates_predict_randomised(comm, lm.data, lm.model, &lm.info.rates,
+                                            (uint64_t)lm.opt.solver.seed, &text, &len);
+        if (st == STRUX_OK && strux_comm_rank(comm) == 0) st = strux_io_write_atomic(out, text, len);
+        strux_free(&text);
+        st = strux_comm_agree(comm, st);
+    } else if (st == STRUX_OK) {
+        st = score(comm, &lm, out, &sc);
+    }
     if (st == STRUX_OK)
-        strux_log(STRUX_LOG_INFO, "%lld predictions written to %s", (long long)lm.data->n_global,
-                  out);
+        strux_log(STRUX_LOG_INFO, "%lld predictions (%s) written to %s",
+                  (long long)lm.data->n_global, rule, out);
     loaded_model_free(&lm);
     return st == STRUX_OK ? 0 : strux_cli_fail(comm, st);
 }
@@ -231,10 +272,18 @@ int strux_cmd_eval(strux_comm *comm, int argc, char **argv)
     loaded_model lm = {0};
     strux_scores sc;
     strux_status st = strux_comm_agree(
-        comm, parse(argc, argv, &model, &data, NULL, NULL, "strux eval --model MODEL --data DATA"));
+        comm,
+        parse(argc, argv, &model, &data, NULL, NULL, NULL, "strux eval --model MODEL --data DATA"));
+    char *extra = NULL;
     if (st == STRUX_OK) st = load(comm, model, data, &lm);
     if (st == STRUX_OK) st = score(comm, &lm, NULL, &sc);
-    if (st == STRUX_OK) strux_cli_print_scores(comm, &sc);
+    /* a rate-constrained model: its datasets and constraints on DATA, deterministic and
+     * randomised; any file but data.train is read as data.test (`rows` uses its TEST_FILE) */
+    if (st == STRUX_OK && lm.rates)
+        st = strux_rates_report(lm.rates, comm, lm.data, strcmp(data, lm.opt.data.train) != 0,
+                                lm.model, &lm.info.rates, &extra);
+    if (st == STRUX_OK) strux_cli_print_scores_extra(comm, &sc, extra);
+    strux_free(&extra);
     loaded_model_free(&lm);
     return st == STRUX_OK ? 0 : strux_cli_fail(comm, st);
 }

@@ -76,6 +76,22 @@ static void print_model(const char *path, const strux_model *m, const strux_mode
                m3->prior, m3->empirical[0] ? " " : "", m3->empirical, (int)m3->n_labels,
                (int)m3->n_labels, m3->eig_min, m3->eig_max, m3->shrink, m3->source, m3->lambda,
                m3->C_paper);
+    const strux_rates_store *rs = &in->rates;
+    if (rs->m > 0) {
+        printf("\nrates        %d constraint(s), %lld MM step(s), v_max %g; randomised classifier: "
+               "%d iterate(s), mu",
+               rs->m, (long long)rs->mm_steps, rs->v_max, rs->n_mix);
+        for (int32_t k = 0; k < rs->n_mix; k++)
+            printf(" %.6g", rs->mix_mu[k]);
+        for (int32_t k = 0; k < rs->n_defs; k++)
+            printf("\n  dataset    %s = %s", rs->def_names[k], rs->def_texts[k]);
+        printf("\n  objective  %s", rs->canonical[0]);
+        for (int32_t j = 0; j < rs->m; j++)
+            printf("\n  constraint %s = %s\n             canonical %s\n             v %.9g, "
+                   "train value - bound %+.6g (deterministic), %+.6g (ramp, randomised)",
+                   rs->names[j], rs->texts[j], rs->canonical[j + 1], rs->v[j], rs->train_value[j],
+                   rs->train_ramp[j]);
+    }
     printf("\ntrained      %s with strux %s (commit %s) on %d rank(s), seed %lld, %.2fs\n",
            in->created, in->version, in->git_commit, in->n_ranks, (long long)in->seed,
            in->wall_time_s);

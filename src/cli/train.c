@@ -405,8 +405,13 @@ static strux_status evaluate_test(train_run *r)
 {
     if (!r->test) return STRUX_OK;
     strux_scores sc;
+    char *extra = NULL;
     STRUX_TRY(strux_evaluate(r->comm, r->task, r->model, r->test, &sc, NULL, NULL));
-    strux_cli_print_scores(r->comm, &sc);
+    if (r->rates) /* datasets and constraints on data.test, deterministic and randomised */
+        STRUX_TRY(strux_rates_report(r->rates, r->comm, r->test, 1, r->model, &r->info.rates,
+                                     &extra));
+    strux_cli_print_scores_extra(r->comm, &sc, extra);
+    strux_free(&extra);
     return STRUX_OK;
 }
 
@@ -418,6 +423,8 @@ int strux_cmd_train(strux_comm *comm, int argc, char **argv)
     if (st == STRUX_OK) st = load_training_data(&r);
     if (st == STRUX_OK) st = set_up(&r);
     if (st == STRUX_OK) st = run(&r);
+    if (st == STRUX_OK && r.rates) /* the constraint table and the randomised classifier */
+        st = strux_comm_agree(comm, strux_rates_store_fill(r.rates, &r.info.rates));
     if (st == STRUX_OK) strux_solver_release(r.solver); /* the model is written without it */
     if (st == STRUX_OK) st = save_model(&r);
     if (st == STRUX_OK) st = evaluate_test(&r);

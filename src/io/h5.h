@@ -36,6 +36,9 @@ strux_status h5_trees_read(hid_t f, const char *path, strux_tree_set *ts);
  * file has none) with shapes and index ranges checked. */
 strux_status h5_hier_write(hid_t f, const char *path, const strux_hier_stored *hs);
 strux_status h5_hier_read(hid_t f, const char *path, strux_hier_stored *hs);
+/* /rates of a model file (model_rates.c): nothing when s->m = 0 / absent. */
+strux_status h5_rates_write(hid_t f, const char *path, const strux_rates_store *s);
+strux_status h5_rates_read(hid_t f, const char *path, strux_rates_store *s);
 strux_status h5_attr_str(hid_t loc, const char *name, const char *value, const char *file);
 strux_status h5_attr_i64(hid_t loc, const char *name, int64_t value, const char *file);
 strux_status h5_attr_f64(hid_t loc, const char *name, double value, const char *file);

@@ -19,6 +19,7 @@ void strux_model_info_free(strux_model_info *info)
     strux_tree_set_free(&info->trees);
     strux_hier_stored_free(&info->hier);
     strux_free(&info->m3l.R);
+    strux_rates_store_free(&info->rates);
 }
 
 /* Rows [r0, r0 + n) of the weights, scales applied (h5_rows_fn). */
@@ -234,6 +235,7 @@ strux_status h5_model_write(hid_t f, const char *path, const strux_model *m,
     STRUX_TRY(h5_trees_write(f, path, &info->trees));
     STRUX_TRY(h5_hier_write(f, path, &info->hier));
     STRUX_TRY(h5_m3l_write(f, path, &info->m3l));
+    STRUX_TRY(h5_rates_write(f, path, &info->rates));
 
     /* creation order is tracked so a reader gets the columns in the order they were written */
     hid_t gcpl = H5Pcreate(H5P_GROUP_CREATE);
@@ -389,6 +391,10 @@ static strux_status read_body(hid_t f, const char *path, strux_model **m, strux_
     STRUX_TRY(h5_trees_read(f, path, &info->trees));
     STRUX_TRY(h5_hier_read(f, path, &info->hier));
     STRUX_TRY(h5_m3l_read(f, path, &info->m3l));
+    STRUX_TRY(h5_rates_read(f, path, &info->rates));
+    STRUX_CHECK(info->rates.m == 0 || info->rates.n_w == n_rows * dim, STRUX_ERR_INPUT,
+                "%s: /rates/mix_weights has %lld weights per iterate, /weights %lld", path,
+                (long long)info->rates.n_w, (long long)(n_rows * dim));
     return read_curve(f, path, &info->curve);
 }
 

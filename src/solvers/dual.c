@@ -9,6 +9,7 @@
 
 #define DUAL_RNG_STREAM 0x4455414c00000001ULL /* "DUAL": example order of the passes */
 #define PROGRESS_EVERY 64                     /* examples between progress reports */
+#define ORDERED_SUM_MAX_BYTES ((int64_t)256 << 20) /* block-ordered Δw sums up to this buffer */
 
 strux_status strux_dual_attach(strux_solver *s, const dual_method *m)
 {
@@ -52,6 +53,20 @@ static strux_status dual_setup(strux_solver *s)
     else
         d->wl = d->w;
     if (ds->block_hi - ds->block_lo > 1) STRUX_TRY(strux_model_create_like(m, &d->acc));
+    /* the Δw_k summed in block order (strux_block_sum), so that at a fixed solver.blocks the
+     * iterates are bit-identical at any rank count; dense double weights and a bounded buffer
+     * only (the sparse layout syncs its non-zeros in rank order, strux_solver_allreduce_model) */
+    strux_model_kind kind = strux_model_kind_of(m);
+    int64_t len = (int64_t)strux_model_n_rows(m) * strux_model_dim(m) + strux_model_n_extra(m);
+    if (d->sigma > 1 && kind.layout != STRUX_LAYOUT_SPARSE &&
+        kind.precision == STRUX_PRECISION_DOUBLE &&
+        (int64_t)ds->n_blocks * len * (int64_t)sizeof(double) <= ORDERED_SUM_MAX_BYTES) {
+        int32_t n_b = ds->block_hi - ds->block_lo;
+        d->dw_len = len;
+        STRUX_TRY(strux_alloc_array(&d->dw, (size_t)(n_b > 0 ? n_b : 1) * (size_t)len + 1,
+                                    sizeof *d->dw));
+        STRUX_TRY(strux_alloc_array(&d->dw_sum, (size_t)len + 1, sizeof *d->dw_sum));
+    }
     STRUX_TRY(strux_task_pot_alloc(s->task, ds, &d->pot));
     STRUX_TRY(strux_task_label_alloc(s->task, ds, &d->truth));
     return d->method->setup ? d->method->setup(s, d) : STRUX_OK;
@@ -114,7 +129,9 @@ static strux_status block_passes(strux_solver *s, dual_data *d, int64_t i0, int6
     for (int64_t pass = 0; pass < s->opt.local_passes; pass++)
         for (int64_t j = j0; j < j1; j++) {
             int64_t i = d->perm[j] - ds->first;
-            if (i >= i0 && i < i1) STRUX_TRY(d->method->visit(s, d, i));
+            if (i >= i0 && i < i1)
+                STRUX_TRY(d->visit_override ? d->visit_override(d->visit_ctx, s, d, i)
+                                            : d->method->visit(s, d, i));
             if (j % PROGRESS_EVERY == PROGRESS_EVERY - 1)
                 strux_solver_progress(s, j + 1, ds->n_global);
         }
@@ -137,8 +154,17 @@ static strux_status local_round(strux_solver *s, dual_data *d, int64_t j0, int64
         if (d->wl == d->w) continue;
         STRUX_TRY(strux_model_axpy(-1.0, d->w, d->wl));
         strux_model_scale(d->wl, 1 / d->sigma);
+        if (d->dw_len) { /* this block's Δw_k into its slot */
+            strux_model_buffer mb = strux_model_storage(d->wl);
+            double *slot = d->dw + (size_t)(b - ds->block_lo) * (size_t)d->dw_len;
+            memcpy(slot, mb.v, (size_t)mb.n_v * sizeof *slot);
+            if (mb.n_extra) memcpy(slot + mb.n_v, mb.extra, (size_t)mb.n_extra * sizeof *slot);
+            if (d->acc) STRUX_TRY(strux_model_copy(d->wl, d->w));
+            continue;
+        }
         if (d->acc) STRUX_TRY(strux_model_axpy(1.0, d->wl, d->acc));
     }
+    if (d->dw_len) return STRUX_OK;
     if (d->acc) STRUX_TRY(strux_model_copy(d->wl, d->acc));
     return STRUX_OK;
 }
@@ -146,7 +172,15 @@ static strux_status local_round(strux_solver *s, dual_data *d, int64_t j0, int64
 /* The CoCoA+ sync: the Δw_k of every block summed over ranks, w += ΣΔw_k, wl ← w. */
 static strux_status sync_round(strux_solver *s, dual_data *d)
 {
-    if (d->wl != d->w) {
+    if (d->dw_len) { /* Σ_k Δw_k in block order */
+        STRUX_TRY(strux_block_sum(s->comm, s->ds, d->dw, d->dw_len, d->dw_sum));
+        strux_model_buffer mb = strux_model_storage(d->wl);
+        memcpy(mb.v, d->dw_sum, (size_t)mb.n_v * sizeof *d->dw_sum);
+        if (mb.n_extra) memcpy(mb.extra, d->dw_sum + mb.n_v, (size_t)mb.n_extra * sizeof *mb.extra);
+        strux_model_refresh(d->wl);
+        STRUX_TRY(strux_model_axpy(1.0, d->wl, d->w));
+        STRUX_TRY(strux_model_copy(d->wl, d->w));
+    } else if (d->wl != d->w) {
         STRUX_TRY(strux_solver_allreduce_model(s, d->wl));
         STRUX_TRY(strux_model_axpy(1.0, d->wl, d->w));
         STRUX_TRY(strux_model_copy(d->wl, d->w));
@@ -185,10 +219,8 @@ static strux_status dual_epoch(strux_solver *s)
 static strux_status dual_certificate(strux_solver *s, strux_certificate *c)
 {
     const dual_data *d = s->data;
-    double sum_b = 0;
-    for (int64_t i = 0; i < s->ds->n_local; i++)
-        sum_b += d->b[i];
-    STRUX_TRY(strux_comm_allreduce_sum(s->comm, &sum_b, 1));
+    double sum_b = 0; /* in block order: the same at any rank count */
+    STRUX_TRY(strux_block_sum_examples(s->comm, s->ds, d->b, &sum_b));
     c->dual = sum_b - 0.5 * s->opt.lambda * strux_model_norm2(d->w);
     c->gap = c->primal - c->dual;
     STRUX_CHECK(isfinite(c->dual), STRUX_ERR_NUMERIC, "dual objective is %g", c->dual);
@@ -254,11 +286,22 @@ static void dual_destroy(strux_solver *s)
     strux_free(&d->X);
     strux_free(&d->perm);
     strux_model_destroy(&d->acc);
+    strux_free(&d->dw);
+    strux_free(&d->dw_sum);
     if (d->wl != d->w) strux_model_destroy(&d->wl);
     if (d->w != s->model) strux_model_destroy(&d->w);
     strux_pot_free(&d->pot);
     strux_label_free(&d->truth);
     strux_free(&s->data);
+}
+
+void strux_dual_set_visit(strux_solver *s,
+                          strux_status (*visit)(void *ctx, strux_solver *s, dual_data *d, int64_t i),
+                          void *ctx)
+{
+    dual_data *d = s->data;
+    d->visit_override = visit;
+    d->visit_ctx = ctx;
 }
 
 void strux_dual_problem_changed(strux_solver *s)

@@ -54,6 +54,9 @@ struct dual_data {
     strux_model *wl;  /* this rank's view w + σ′·Δw during a round (w itself with one block) */
     double sigma;     /* σ′ = data blocks of all ranks */
     strux_model *acc; /* Σ Δw_k of this rank's blocks (only with several local blocks) */
+    double *dw;       /* this rank's Δw_k, one slot per local block (the block-ordered sum) */
+    double *dw_sum;   /* Σ_k Δw_k in block order */
+    int64_t dw_len;   /* stored weights + free parameters per slot; 0: rank-ordered allreduce */
     double n;         /* W = Σ v_i: the global example count, or the sum of the loss weights */
     int64_t rounds;   /* syncs so far (weighted averaging) */
     int64_t *perm;    /* the global example order of the current pass */
@@ -61,6 +64,9 @@ struct dual_data {
     strux_label truth;
     double *dir; /* scratch block vector (p_max) */
     double *X;   /* Gram matrix of the visited example (S_max²) */
+    /* optional: a caller's visit replacing the method's (strux_dual_set_visit) */
+    strux_status (*visit_override)(void *ctx, strux_solver *s, dual_data *d, int64_t i);
+    void *visit_ctx;
 };
 
 /* The solver ops of every dual method: setup, epoch, certificate, save, load, destroy. */
@@ -78,6 +84,12 @@ strux_status strux_dual_answer(strux_solver *s, dual_data *d, double xi, strux_s
  * block, §4.3): γ maximises the dual along c_s − c_i with curvature λσ′||B_i(c_s − c_i)||².
  * Updates c_i, b_i and wl. */
 strux_status strux_dual_corner_step(strux_solver *s, dual_data *d, int64_t i);
+/* Replace the method's visit by visit(ctx, s, d, i) (NULL: the method's again). The rate-constraint
+ * MM uses it for the merged two-hinge step over the example pairs of its inner dataset
+ * (rates.c): the engine's rounds, syncs, certificate and checkpoints stay the method's. */
+void strux_dual_set_visit(strux_solver *s,
+                          strux_status (*visit)(void *ctx, strux_solver *s, dual_data *d, int64_t i),
+                          void *ctx);
 /* The problem changed under the duals (new loss weights): the method forgets its derived state. */
 void strux_dual_problem_changed(strux_solver *s);
 /* wl += σ′·B_i·dc for a change dc of block i (the caller has added dc to c_i). */

@@ -13,6 +13,7 @@
 #include "strux/lp.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
@@ -68,6 +69,8 @@ typedef struct cut {
 struct strux_rates {
     strux_rates_options opt;
     strux_subset_defs *defs;
+    int32_t n_defs;        /* [datasets] entries as given (the model file stores them) */
+    char **def_name, **def_text;
     int32_t m;             /* constraints */
     char **con_name;       /* m names, config order */
     char **con_text;       /* m texts */
@@ -90,6 +93,7 @@ struct strux_rates {
     double C0;             /* objective constant of the surrogate */
     double *z;             /* scores z = w·x of the local examples (scratch) */
     double *wts;           /* 2·n_local inner loss weights (scratch) */
+    double *xx;            /* ||x_e||² of every local example (the merged step) */
     strux_model *anchor;   /* the MM anchor (the returned model of the last step) */
     /* cutting plane */
     cut *cuts;
@@ -97,12 +101,30 @@ struct strux_rates {
     double *v;             /* m multipliers of the last search */
     double *mu;            /* LP dual weights of the cuts of the last search */
     double v_max;
+    int have_v;            /* r->v holds a previous search's multipliers */
+    strux_rates_store kept; /* the model file's /rates of the MM step whose model is kept */
     /* metrics */
     int64_t mm_step, switched, total_cuts, inner_epochs;
     double mm_objective, lp_s, step_s, comm_s, step_t0;
     double *ramp, *train_val; /* m: ramp value − γ, indicator value − γ at the anchor */
     char **columns;           /* NULL-terminated record column names */
 };
+
+/* ---- block-ordered sums (strux_block_sum): bit-identical at any rank count ---- */
+
+static int32_t local_blocks(const strux_dataset *ds)
+{
+    int32_t n_b = ds->block_hi - ds->block_lo;
+    return ds->n_blocks > 0 && n_b > 0 ? n_b : 1;
+}
+
+static void block_examples(const strux_dataset *ds, int32_t b, int64_t *e0, int64_t *e1)
+{
+    *e0 = 0;
+    *e1 = ds->n_local;
+    if (ds->n_blocks > 0 && ds->block_hi > ds->block_lo)
+        strux_dataset_block_range(ds, ds->block_lo + b, e0, e1);
+}
 
 /* ---- construction ---- */
 
@@ -154,6 +176,12 @@ void strux_rates_destroy(strux_rates **p)
     free_cuts(r);
     strux_free(&r->cuts);
     strux_free(&r->columns);
+    for (int32_t k = 0; k < r->n_defs; k++) {
+        strux_free(&r->def_name[k]);
+        strux_free(&r->def_text[k]);
+    }
+    strux_free(&r->def_name);
+    strux_free(&r->def_text);
     strux_free(&r->con_name);
     strux_free(&r->con_text);
     strux_free(&r->con_origin);
@@ -169,20 +197,48 @@ void strux_rates_destroy(strux_rates **p)
     strux_free(&r->gam);
     strux_free(&r->z);
     strux_free(&r->wts);
+    strux_free(&r->xx);
     strux_free(&r->v);
     strux_free(&r->mu);
     strux_free(&r->ramp);
     strux_free(&r->train_val);
     strux_model_destroy(&r->anchor);
+    strux_rates_store_free(&r->kept);
     strux_dataset_destroy(&r->inner);
     strux_subset_defs_destroy(&r->defs);
     strux_free(p);
 }
 
+static strux_status dup_string(char **dst, const char *src);
+
 strux_status strux_rates_define(strux_rates *r, const char *name, const char *text,
                                 const char *origin)
 {
-    return strux_subset_define(r->defs, name, text, origin);
+    STRUX_TRY(strux_subset_define(r->defs, name, text, origin));
+    int32_t k = 0; /* the entry as given, replaced in place or removed (empty text) */
+    while (k < r->n_defs && strcmp(r->def_name[k], name) != 0)
+        k++;
+    if (strspn(text, " \t") == strlen(text)) {
+        if (k == r->n_defs) return STRUX_OK;
+        strux_free(&r->def_name[k]);
+        strux_free(&r->def_text[k]);
+        for (int32_t q = k; q + 1 < r->n_defs; q++) {
+            r->def_name[q] = r->def_name[q + 1];
+            r->def_text[q] = r->def_text[q + 1];
+        }
+        r->n_defs--;
+        return STRUX_OK;
+    }
+    if (k == r->n_defs) {
+        STRUX_TRY(strux_realloc_array(&r->def_name, (size_t)k + 1, sizeof *r->def_name));
+        STRUX_TRY(strux_realloc_array(&r->def_text, (size_t)k + 1, sizeof *r->def_text));
+        r->def_name[k] = r->def_text[k] = NULL;
+        r->n_defs++;
+        STRUX_TRY(dup_string(&r->def_name[k], name));
+    } else {
+        strux_free(&r->def_text[k]);
+    }
+    return dup_string(&r->def_text[k], text);
 }
 
 static strux_status dup_string(char **dst, const char *src)
@@ -406,6 +462,10 @@ strux_status strux_rates_bind(strux_rates *r, strux_comm *comm, const strux_data
     STRUX_TRY(strux_alloc_array(&r->gam, (size_t)m + 1, sizeof *r->gam));
     STRUX_TRY(strux_alloc_array(&r->z, (size_t)n + 1, sizeof *r->z));
     STRUX_TRY(strux_alloc_array(&r->wts, (size_t)(2 * n) + 1, sizeof *r->wts));
+    STRUX_TRY(strux_alloc_array(&r->xx, (size_t)n + 1, sizeof *r->xx));
+    for (int64_t e = 0; e < n; e++)
+        for (int64_t p = train->x.ptr[e]; p < train->x.ptr[e + 1]; p++)
+            r->xx[e] += train->x.val[p] * train->x.val[p];
     STRUX_TRY(strux_alloc_array(&r->v, (size_t)m + 1, sizeof *r->v));
     STRUX_TRY(strux_alloc_array(&r->ramp, (size_t)m + 1, sizeof *r->ramp));
     STRUX_TRY(strux_alloc_array(&r->train_val, (size_t)m + 1, sizeof *r->train_val));
@@ -482,16 +542,23 @@ static double ramp(double z)
  * strux_subset_count entries, NaN where unused). */
 static strux_status rates_at(strux_rates *r, double *sp_ramp, double *sp_ind)
 {
-    int32_t K = strux_subset_count(r->defs), S = r->n_sets;
-    double *sum = NULL;
+    int32_t K = strux_subset_count(r->defs), S = r->n_sets, n_b = local_blocks(r->train);
+    double *sum = NULL, *part = NULL;
     STRUX_TRY(strux_alloc_array(&sum, 2 * (size_t)S + 1, sizeof *sum));
-    for (int32_t b = 0; b < S; b++)
-        for (int64_t e = 0; e < r->n_local; e++)
-            if (r->member[b][e]) {
-                sum[b] += ramp(r->z[e]);
-                sum[S + b] += r->z[e] >= 0;
-            }
-    strux_status st = strux_comm_allreduce_sum(r->comm, sum, 2 * S);
+    strux_status st = strux_alloc_array(&part, (size_t)n_b * 2 * (size_t)S + 1, sizeof *part);
+    for (int32_t k = 0; st == STRUX_OK && k < n_b; k++) {
+        int64_t e0, e1;
+        block_examples(r->train, k, &e0, &e1);
+        double *p = part + (size_t)k * 2 * (size_t)S;
+        for (int32_t b = 0; b < S; b++)
+            for (int64_t e = e0; e < e1; e++)
+                if (r->member[b][e]) {
+                    p[b] += ramp(r->z[e]);
+                    p[S + b] += r->z[e] >= 0;
+                }
+    }
+    if (st == STRUX_OK) st = strux_block_sum(r->comm, r->train, part, 2 * S, sum);
+    strux_free(&part);
     for (int32_t k = 0; k < K; k++)
         sp_ramp[k] = sp_ind[k] = NAN;
     for (int32_t b = 0; b < S; b++) {
@@ -572,11 +639,83 @@ static strux_status linearise(strux_rates *r, int first)
 static strux_status rebuild_w(strux_rates *r, strux_solver *s, dual_data *d)
 {
     strux_model *w = d->w;
-    strux_model_zero(w);
-    for (int64_t i = 0; i < r->inner->n_local; i++)
-        strux_task_block_apply(s->task, r->inner, i, d->c + d->off[i], 1.0, w);
-    STRUX_TRY(strux_solver_allreduce_model(s, w));
+    const strux_dataset *in = r->inner;
+    int32_t n_b = local_blocks(in);
+    strux_model_buffer mb = strux_model_storage(w);
+    int64_t len = mb.n_v + mb.n_extra;
+    double *part = NULL, *sum = NULL;
+    strux_status st = strux_alloc_array(&part, (size_t)n_b * (size_t)len + 1, sizeof *part);
+    if (st == STRUX_OK) st = strux_alloc_array(&sum, (size_t)len + 1, sizeof *sum);
+    for (int32_t k = 0; st == STRUX_OK && k < n_b; k++) { /* each block's Σ B_i c_i */
+        int64_t i0, i1;
+        block_examples(in, k, &i0, &i1);
+        strux_model_zero(w);
+        for (int64_t i = i0; i < i1; i++)
+            strux_task_block_apply(s->task, in, i, d->c + d->off[i], 1.0, w);
+        mb = strux_model_storage(w);
+        memcpy(part + (size_t)k * (size_t)len, mb.v, (size_t)mb.n_v * sizeof *part);
+        if (mb.n_extra)
+            memcpy(part + (size_t)k * (size_t)len + mb.n_v, mb.extra,
+                   (size_t)mb.n_extra * sizeof *part);
+    }
+    if (st == STRUX_OK) st = strux_block_sum(r->comm, in, part, len, sum);
+    if (st == STRUX_OK) {
+        mb = strux_model_storage(w);
+        memcpy(mb.v, sum, (size_t)mb.n_v * sizeof *sum);
+        if (mb.n_extra) memcpy(mb.extra, sum + mb.n_v, (size_t)mb.n_extra * sizeof *sum);
+        strux_model_refresh(w);
+    }
+    strux_free(&part);
+    strux_free(&sum);
+    STRUX_TRY(st);
     return strux_model_copy(d->wl, w);
+}
+
+double strux_rates_two_hinge_step(double xi, double a, double b, double s, double Q)
+{
+    double k0 = a - b, nu;
+    if (Q > 0) {
+        double c1 = xi + (s + 1) / Q, c2 = xi + (s - 1) / Q;
+        nu = c1 <= k0 ? c1 : c2 >= k0 ? c2 : k0;
+    } else {
+        nu = s > 1 ? a : s < -1 ? -b : k0;
+    }
+    return nu < -b ? -b : nu > a ? a : nu;
+}
+
+/* The merged two-hinge step (§3.7) on example e = i/2 of the inner dataset, visited at its row
+ * 2e (row 2e+1 is a no-op): both hinges act on the same score, so their duals ξ+ ∈ [0, α̌]
+ * (row 2e) and ξ− ∈ [0, β̌] (row 2e+1) enter w only through ξ = ξ+ − ξ−, and for a given ξ the
+ * dual is largest at the split ξ+ = min(α̌, ξ + β̌), ξ− = ξ+ − ξ. Over ξ ∈ [−β̌, α̌] the dual is
+ * then a concave quadratic plus a piecewise-linear term with one kink at k0 = α̌ − β̌, maximised in
+ * closed form: ν = median(c2, k0, c1) clipped to the box, c1,2 = ξ + (s ± 1)/Q with s = w̃·x the
+ * stored score and Q = σ′||x||²/(λW) the CoCoA+-scaled curvature. Two separate coordinates on the
+ * same x would walk the (ξ+, ξ−) valley in steps of 1/Q, which stalls SDCA once multipliers give
+ * many examples two active hinges. Engine units (dual.h): c_2e = −ξ+/(λW), c_2e+1 = ξ−/(λW),
+ * b = ξ±/W. */
+static strux_status merged_visit(void *ctx, strux_solver *s, dual_data *d, int64_t i)
+{
+    strux_rates *r = ctx;
+    if (i & 1) return STRUX_OK;
+    const strux_dataset *ds = s->ds;
+    int64_t e = i / 2;
+    double a = ds->weight[i], bw = ds->weight[i + 1];
+    if (!(a > 0) && !(bw > 0)) return STRUX_OK;
+    double lamW = s->opt.lambda * d->n;
+    double *cp = d->c + d->off[i], *cn = d->c + d->off[i + 1];
+    double xp = -cp[0] * lamW, xn = cn[0] * lamW, xi = xp - xn, nu;
+    double sc;
+    strux_model_scores(d->wl, &ds->x, i, 0, 1, &sc);
+    nu = strux_rates_two_hinge_step(xi, a, bw, sc, r->xx[e] > 0 ? d->sigma * r->xx[e] / lamW : 0);
+    double np = fmin(a, nu + bw), nn = np - nu;
+    if (nn < 0) nn = 0;
+    cp[0] = -np / lamW;
+    cn[0] = nn / lamW;
+    d->b[i] = np / d->n;
+    d->b[i + 1] = nn / d->n;
+    double dc = -(nu - xi) / lamW;
+    if (dc != 0) strux_dual_move(s, d, i, &dc);
+    return STRUX_OK;
 }
 
 /* New inner loss weights for multipliers v: row 2e α̌_e(v) = N(A_e^0 + Σ v_j A_e^j), row 2e+1
@@ -611,6 +750,7 @@ static strux_status set_weights(strux_rates *r, strux_solver *s, const double *v
         in->weight[i] = nw;
     }
     strux_dual_problem_changed(s); /* new boxes: SDCA's shrunk coordinates no longer hold */
+    strux_dual_set_visit(s, merged_visit, r);
     return rebuild_w(r, s, d);
 }
 
@@ -693,23 +833,31 @@ typedef struct decision {
  * j = 0..m, allreduced. */
 static strux_status cut_sums(strux_rates *r, double *G)
 {
-    int32_t m = r->m;
+    int32_t m = r->m, n_b = local_blocks(r->train);
     int64_t n = r->n_local;
-    memset(G, 0, (size_t)(m + 1) * sizeof *G);
-    for (int64_t e = 0; e < n; e++) {
-        double hp = (r->pat[e] & 1) ? fmax(0.0, 0.5 + r->z[e]) : 0.0;
-        double hn = (r->pat[e] & 2) ? fmax(0.0, 0.5 - r->z[e]) : 0.0;
-        for (int32_t j = 0; j <= m; j++)
-            G[j] += r->Ab[(size_t)j * n + e] * hp + r->Bb[(size_t)j * n + e] * hn;
+    double *part = NULL;
+    STRUX_TRY(strux_alloc_array(&part, (size_t)n_b * (size_t)(m + 1), sizeof *part));
+    for (int32_t k = 0; k < n_b; k++) {
+        int64_t e0, e1;
+        block_examples(r->train, k, &e0, &e1);
+        double *p = part + (size_t)k * (size_t)(m + 1);
+        for (int64_t e = e0; e < e1; e++) {
+            double hp = (r->pat[e] & 1) ? fmax(0.0, 0.5 + r->z[e]) : 0.0;
+            double hn = (r->pat[e] & 2) ? fmax(0.0, 0.5 - r->z[e]) : 0.0;
+            for (int32_t j = 0; j <= m; j++)
+                p[j] += r->Ab[(size_t)j * n + e] * hp + r->Bb[(size_t)j * n + e] * hn;
+        }
     }
-    return strux_comm_allreduce_sum(r->comm, G, m + 1);
+    strux_status st = strux_block_sum(r->comm, r->train, part, m + 1, G);
+    strux_free(&part);
+    return st;
 }
 
 /* One multiplier search (Alg. 2, E.1) at the current anchor; leaves the returned model in out,
  * the multipliers in r->v and the LP dual weights of the cuts in r->mu. *saturated: some v_j at
  * v_max with its surrogate constraint violated at the returned model. */
-static strux_status search(strux_rates *r, strux_driver *drv, double u0, strux_model *out,
-                           int *saturated)
+static strux_status search(strux_rates *r, strux_driver *drv, double u0, double obj,
+                           const double *viol, strux_model *out, int *saturated)
 {
     strux_solver *s = strux_driver_solver(drv);
     int32_t m = r->m, rank0 = strux_comm_rank(r->comm) == 0;
@@ -721,7 +869,17 @@ static strux_status search(strux_rates *r, strux_driver *drv, double u0, strux_m
     STRUX_TRY(strux_alloc_array(&G, (size_t)m + 1, sizeof *G));
     STRUX_TRY(strux_alloc_array(&g, (size_t)m + 1, sizeof *g));
     STRUX_TRY(strux_alloc_array(&x, (size_t)m + 2, sizeof *x));
-    STRUX_TRY(add_cut(r, u0, r->C0, g, g, NULL)); /* cut 0: flat at u0, no model */
+    /* cut 0: flat, no model. The anchor's cut below lies under u0 on all of [0, v_max] (and
+     * F(v) ≤ Ψ(w', v)), so cut 0 is raised a hair above u0: still a valid bound, never active,
+     * and never given LP dual weight (at a feasible anchor both met at v = 0, and a degenerate
+     * LP could weigh the model-less cut, sending the search to the best-bound rule) */
+    STRUX_TRY(add_cut(r, u0 + 1e-6 * fmax(1.0, fabs(u0)), r->C0, g, g, NULL));
+    /* cut 1: the anchor's own (§3.2, A5): Ψ(w', v) = P2(w') + Σ v_j viol_j, exact there since the
+     * surrogate is tight at w' (l = −∞: it certifies nothing). With a feasible anchor (viol ≤ 0)
+     * the LP-dual average of the iterates then always exists and meets the surrogate constraints,
+     * so the MM iterates stay feasible and the objective never rises even when the search stops
+     * after one solve; without it a first cut at a violating multiplier could be returned. */
+    STRUX_TRY(add_cut(r, obj, -INFINITY, viol, g, r->anchor));
     if (rank0) {
         st = strux_lp_create(m + 1, &lp);
         for (int32_t j = 0; st == STRUX_OK && j < m; j++)
@@ -734,6 +892,7 @@ static strux_status search(strux_rates *r, strux_driver *drv, double u0, strux_m
             x[m] = 1;
             strux_lp_set_objective(lp, x, 0);
             st = lp_add_cut(lp, m, &r->cuts[0]);
+            if (st == STRUX_OK) st = lp_add_cut(lp, m, &r->cuts[1]);
         }
     }
     STRUX_TRY_GOTO(st, strux_comm_agree(r->comm, st), done);
@@ -750,8 +909,8 @@ static strux_status search(strux_rates *r, strux_driver *drv, double u0, strux_m
             if (st == STRUX_OK) {
                 strux_lp_primal(lp, x);
                 dec.U = x[m];
-                for (int32_t j = 0; j < m; j++)
-                    dec.v[j] = x[j];
+                for (int32_t j = 0; j < m; j++) /* t = 1: the model is flat (A17): start at the */
+                    dec.v[j] = t == 1 && r->have_v ? fmin(r->v[j], r->v_max) : x[j]; /* last v */
                 dec.stop = (t > 1 && dec.U - L <= eps) || t > r->opt.max_cuts;
             }
             r->lp_s += strux_time_now() - t0;
@@ -799,8 +958,10 @@ static strux_status search(strux_rates *r, strux_driver *drv, double u0, strux_m
     STRUX_TRY_GOTO(st, strux_comm_bcast(r->comm, r->mu, (size_t)r->n_cuts * sizeof *r->mu, 0),
                    done);
     if (m) STRUX_TRY_GOTO(st, strux_comm_bcast(r->comm, r->v, (size_t)m * sizeof *r->v, 0), done);
+    r->have_v = 1;
     int average = strcmp(r->opt.return_rule, "average") == 0 && r->mu[0] <= 1e-9;
-    if (!average) { /* best lower bound (the paper's rule); cut 0 has no model */
+    if (!average) { /* best lower bound (the paper's rule); cut 0 has no model, cut 1 (the
+                     * anchor) no bound */
         int32_t best = 1;
         for (int32_t c = 2; c < r->n_cuts; c++)
             if (r->cuts[c].l > r->cuts[best].l) best = c;
@@ -827,22 +988,25 @@ done:
 
 /* ---- Alg. 1 ---- */
 
+static strux_status snapshot(const strux_rates *r, strux_rates_store *s);
+
 strux_status strux_rates_run(strux_rates *r, strux_driver *drv, strux_model *model)
 {
     int32_t m = r->m;
     int rank0 = strux_comm_rank(r->comm) == 0;
-    double *viol = NULL, *ind = NULL, prev = NAN;
+    double *viol = NULL, *ind = NULL, *ramp_new = NULL, prev = NAN;
     strux_model *ret = NULL;
     strux_status st = STRUX_OK;
     STRUX_TRY(strux_model_create_like(model, &r->anchor));
     STRUX_TRY(strux_model_create_like(model, &ret));
     STRUX_TRY_GOTO(st, strux_alloc_array(&viol, (size_t)m + 1, sizeof *viol), done);
     STRUX_TRY_GOTO(st, strux_alloc_array(&ind, (size_t)m + 1, sizeof *ind), done);
+    STRUX_TRY_GOTO(st, strux_alloc_array(&ramp_new, (size_t)m + 1, sizeof *ramp_new), done);
     r->v_max = r->opt.v_max;
     int doublings = 0, saturated = 0;
     for (r->mm_step = 1; r->mm_step <= r->opt.mm_steps; r->mm_step++) {
         r->step_t0 = strux_time_now();
-        double comm0 = strux_comm_seconds(r->comm);
+        double lp0 = r->lp_s, comm0 = strux_comm_seconds(r->comm);
         scores(r, r->anchor);
         STRUX_TRY_GOTO(st, linearise(r, r->mm_step == 1), done);
         if (r->mm_step > 1 && r->switched == 0) {
@@ -855,7 +1019,7 @@ strux_status strux_rates_run(strux_rates *r, strux_driver *drv, strux_model *mod
         double u0 = obj;
         for (int32_t j = 0; j < m; j++)
             u0 += r->v_max * fmax(0.0, viol[j]);
-        STRUX_TRY_GOTO(st, search(r, drv, u0, ret, &saturated), done);
+        STRUX_TRY_GOTO(st, search(r, drv, u0, obj, viol, ret, &saturated), done);
         while (saturated && doublings < MAX_DOUBLINGS) { /* A1 */
             doublings++;
             r->v_max *= 2;
@@ -865,24 +1029,39 @@ strux_status strux_rates_run(strux_rates *r, strux_driver *drv, strux_model *mod
             u0 = obj;
             for (int32_t j = 0; j < m; j++)
                 u0 += r->v_max * fmax(0.0, viol[j]);
-            STRUX_TRY_GOTO(st, search(r, drv, u0, ret, &saturated), done);
+            STRUX_TRY_GOTO(st, search(r, drv, u0, obj, viol, ret, &saturated), done);
         }
-        STRUX_TRY_GOTO(st, strux_model_copy(r->anchor, ret), done);
-        scores(r, r->anchor);
-        STRUX_TRY_GOTO(st, problem2(r, r->anchor, &r->mm_objective, r->ramp, r->train_val), done);
+        /* the step's model; one whose Problem 2 objective is not below the anchor's (inexact
+         * inner solves, or a search that proved the anchor optimal to rates.eps and returned it)
+         * is not taken: MM ends with the anchor, its /rates snapshot and values */
+        double obj_new;
+        scores(r, ret);
+        STRUX_TRY_GOTO(st, problem2(r, ret, &obj_new, ramp_new, ind), done);
+        int rise = r->mm_step > 1 && obj_new >= prev; /* not better: the search kept the anchor */
         r->step_s = strux_time_now() - r->step_t0;
         r->comm_s = strux_comm_seconds(r->comm) - comm0;
         if (rank0) {
             char vs[256] = "";
             for (int32_t j = 0; j < m && strlen(vs) < 200; j++)
                 snprintf(vs + strlen(vs), sizeof vs - strlen(vs), " %s: v %.6g ramp %+.3e train %+.9e",
-                         r->con_name[j], r->v[j], r->ramp[j], r->train_val[j]);
+                         r->con_name[j], r->v[j], ramp_new[j], ind[j]);
             strux_log(STRUX_LOG_INFO,
                       "rates: MM step %lld objective %.9g, %lld switched, %lld cuts, %lld inner "
-                      "epochs, %.2fs;%s",
-                      (long long)r->mm_step, r->mm_objective, (long long)r->switched,
-                      (long long)r->total_cuts, (long long)r->inner_epochs, r->step_s, vs);
+                      "epochs, %.2fs (lp %.3fs, comm %.3fs);%s%s",
+                      (long long)r->mm_step, obj_new, (long long)r->switched,
+                      (long long)r->total_cuts, (long long)r->inner_epochs, r->step_s,
+                      r->lp_s - lp0, r->comm_s, vs,
+                      rise ? "; not below the last step's objective: MM stops with that step's "
+                             "model"
+                           : "");
         }
+        if (rise) break;
+        STRUX_TRY_GOTO(st, strux_model_copy(r->anchor, ret), done);
+        r->mm_objective = obj_new;
+        memcpy(r->ramp, ramp_new, (size_t)m * sizeof *r->ramp);
+        memcpy(r->train_val, ind, (size_t)m * sizeof *r->train_val);
+        strux_rates_store_free(&r->kept);
+        STRUX_TRY_GOTO(st, snapshot(r, &r->kept), done);
         if (r->mm_step > 1 && prev - r->mm_objective < r->opt.mm_tol * fabs(prev)) break;
         prev = r->mm_objective;
     }
@@ -906,6 +1085,342 @@ strux_status strux_rates_run(strux_rates *r, strux_driver *drv, strux_model *mod
 done:
     strux_free(&viol);
     strux_free(&ind);
+    strux_free(&ramp_new);
     strux_model_destroy(&ret);
     return st;
+}
+
+/* ---- the stored classifiers and the report ---- */
+
+static strux_status snapshot(const strux_rates *r, strux_rates_store *s)
+{
+    int32_t m = r->m;
+    *s = (strux_rates_store){0};
+    s->m = m;
+    s->v_max = r->v_max;
+    s->mm_steps = r->mm_step;
+    strux_status st = strux_alloc_array(&s->names, (size_t)m + 1, sizeof *s->names);
+    if (st == STRUX_OK) st = strux_alloc_array(&s->texts, (size_t)m + 1, sizeof *s->texts);
+    if (st == STRUX_OK && r->n_defs) {
+        st = strux_alloc_array(&s->def_names, (size_t)r->n_defs, sizeof *s->def_names);
+        if (st == STRUX_OK)
+            st = strux_alloc_array(&s->def_texts, (size_t)r->n_defs, sizeof *s->def_texts);
+        if (st == STRUX_OK) s->n_defs = r->n_defs;
+        for (int32_t k = 0; st == STRUX_OK && k < r->n_defs; k++) {
+            st = dup_string(&s->def_names[k], r->def_name[k]);
+            if (st == STRUX_OK) st = dup_string(&s->def_texts[k], r->def_text[k]);
+        }
+    }
+    if (st == STRUX_OK) st = strux_alloc_array(&s->canonical, (size_t)m + 2, sizeof *s->canonical);
+    if (st == STRUX_OK) st = strux_alloc_array(&s->v, (size_t)m + 1, sizeof *s->v);
+    if (st == STRUX_OK) st = strux_alloc_array(&s->train_ramp, (size_t)m + 1, sizeof *s->train_ramp);
+    if (st == STRUX_OK)
+        st = strux_alloc_array(&s->train_value, (size_t)m + 1, sizeof *s->train_value);
+    for (int32_t j = 0; st == STRUX_OK && j <= m; j++) {
+        st = strux_rates_print(&r->row[j], r->defs, &s->canonical[j]);
+        if (st == STRUX_OK && j < m) {
+            st = dup_string(&s->names[j], r->con_name[j]);
+            if (st == STRUX_OK) st = dup_string(&s->texts[j], r->con_text[j]);
+            s->v[j] = r->v[j];
+            s->train_ramp[j] = r->ramp[j];
+            s->train_value[j] = r->train_val[j];
+        }
+    }
+    /* the randomised classifier: cuts s ≥ 1 of positive LP dual weight, renormalised */
+    double sum = 0;
+    for (int32_t c = 1; c < r->n_cuts; c++)
+        if (r->mu[c] > 1e-12) {
+            s->n_mix++;
+            sum += r->mu[c];
+        }
+    if (st == STRUX_OK && s->n_mix == 0)
+        st = strux_error_set(STRUX_ERR_INTERNAL, __FILE__, __LINE__, __func__,
+                             "the last multiplier search left no iterate of positive weight");
+    const strux_model *w0 = s->n_mix ? r->cuts[1].w : NULL;
+    int32_t rows = w0 ? strux_model_n_rows(w0) : 0, dim = w0 ? strux_model_dim(w0) : 0;
+    s->n_w = (int64_t)rows * dim;
+    if (st == STRUX_OK)
+        st = strux_alloc_array(&s->mix_w, (size_t)(s->n_mix * s->n_w), sizeof *s->mix_w);
+    if (st == STRUX_OK) st = strux_alloc_array(&s->mix_mu, (size_t)s->n_mix, sizeof *s->mix_mu);
+    for (int32_t c = 1, k = 0; st == STRUX_OK && c < r->n_cuts; c++) {
+        if (!(r->mu[c] > 1e-12)) continue;
+        s->mix_mu[k] = r->mu[c] / sum;
+        for (int32_t row = 0; row < rows; row++)
+            strux_model_get_row(r->cuts[c].w, row, s->mix_w + (size_t)k * s->n_w + (size_t)row * dim);
+        k++;
+    }
+    if (st != STRUX_OK) strux_rates_store_free(s);
+    return st;
+}
+
+/* A growing string. */
+typedef struct sbuf {
+    char *s;
+    size_t n, cap;
+    strux_status st;
+} sbuf;
+
+static void sb_printf(sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void sb_printf(sbuf *b, const char *fmt, ...)
+{
+    if (b->st != STRUX_OK) return;
+    for (;;) {
+        va_list ap;
+        va_start(ap, fmt);
+        int k = vsnprintf(b->s ? b->s + b->n : NULL, b->s ? b->cap - b->n : 0, fmt, ap);
+        va_end(ap);
+        if (k < 0) {
+            b->st = strux_error_set(STRUX_ERR_INTERNAL, __FILE__, __LINE__, __func__, "vsnprintf");
+            return;
+        }
+        if (b->s && b->n + (size_t)k < b->cap) {
+            b->n += (size_t)k;
+            return;
+        }
+        size_t cap = b->cap ? 2 * b->cap : 1024;
+        while (cap < b->n + (size_t)k + 1)
+            cap *= 2;
+        b->st = strux_realloc_array(&b->s, cap, 1);
+        if (b->st != STRUX_OK) return;
+        b->cap = cap;
+    }
+}
+
+static void sb_num(sbuf *b, const char *key, double x)
+{
+    if (isfinite(x))
+        sb_printf(b, "\"%s\": %.15g", key, x);
+    else
+        sb_printf(b, "\"%s\": null", key);
+}
+
+/* A JSON string literal of s (names and texts are printable ASCII/UTF-8 from the config). */
+static void sb_str(sbuf *b, const char *s)
+{
+    sb_printf(b, "\"");
+    for (; *s; s++)
+        if (*s == '"' || *s == '\\')
+            sb_printf(b, "\\%c", *s);
+        else if ((unsigned char)*s < 0x20)
+            sb_printf(b, "\\u%04x", (unsigned char)*s);
+        else
+            sb_printf(b, "%c", *s);
+    sb_printf(b, "\"");
+}
+
+static int linear_defined(const strux_rates_linear *f, const int64_t *n)
+{
+    for (int32_t t = 0; t < f->n_terms; t++) {
+        const strux_rates_term *u = &f->terms[t];
+        if (n[u->set] <= 0 || (u->num >= 0 && n[u->num] < 0) || (u->den >= 0 && n[u->den] <= 0))
+            return 0;
+    }
+    return 1;
+}
+
+/* One constraint's values at positive rates sp (n: sizes, −1 where not evaluable). */
+static void constraint_values(const strux_rates_expr *e, const int64_t *n, const double *sp,
+                              double *lhs, double *rhs, int *sat, double *ratio)
+{
+    *lhs = *rhs = *ratio = NAN;
+    *sat = -1;
+    if (e->ratio != STRUX_RATES_NO_RATIO) {
+        int32_t P = e->ratio_pos, M = e->ratio_neg;
+        if (n[P] < 0 || n[M] < 0 || n[P] + n[M] <= 0) return;
+        double tp = (double)n[P] * (n[P] > 0 ? sp[P] : 0), fp = (double)n[M] * (n[M] > 0 ? sp[M] : 0);
+        double fn = (double)n[P] - tp;
+        *lhs = e->ratio == STRUX_RATES_PRECISION ? tp / (tp + fp) : 2 * tp / (2 * tp + fn + fp);
+        *rhs = e->ratio_bound;
+    } else {
+        if (!linear_defined(&e->lhs, n) || !linear_defined(&e->rhs, n)) return;
+        *lhs = strux_rates_linear_value(&e->lhs, n, sp);
+        *rhs = strux_rates_linear_value(&e->rhs, n, sp);
+        if (e->lhs.n_terms == 1 && e->rhs.n_terms == 1 && e->lhs.c0 == 0 && e->rhs.c0 == 0) {
+            const strux_rates_term *a = &e->lhs.terms[0], *b = &e->rhs.terms[0];
+            double ra = a->side > 0 ? sp[a->set] : 1 - sp[a->set];
+            double rb = b->side > 0 ? sp[b->set] : 1 - sp[b->set];
+            *ratio = ra / rb;
+        }
+    }
+    if (isfinite(*lhs) && isfinite(*rhs)) *sat = e->sense > 0 ? *lhs <= *rhs : *lhs >= *rhs;
+}
+
+strux_status strux_rates_report(strux_rates *r, strux_comm *comm, const strux_dataset *ds, int test,
+                                const strux_model *det, const strux_rates_store *mix, char **json)
+{
+    int32_t K = strux_subset_count(r->defs);
+    int64_t n = ds->n_local, *cnt = NULL;
+    int8_t *label = NULL;
+    uint8_t *mem = NULL;
+    double *pr = NULL, *rsum = NULL, *sp = NULL, *spr = NULL, *row = NULL;
+    int8_t *pos = NULL;
+    strux_model *w = NULL;
+    sbuf b = {0};
+    strux_status st = STRUX_OK;
+    *json = NULL;
+    STRUX_TRY_GOTO(st, strux_alloc_array(&label, (size_t)n + 1, sizeof *label), done);
+    STRUX_TRY_GOTO(st, strux_alloc_array(&mem, (size_t)n + 1, sizeof *mem), done);
+    STRUX_TRY_GOTO(st, strux_alloc_array(&pos, (size_t)n + 1, sizeof *pos), done);
+    STRUX_TRY_GOTO(st, strux_alloc_array(&pr, (size_t)n + 1, sizeof *pr), done);
+    STRUX_TRY_GOTO(st, strux_alloc_array(&cnt, 3 * (size_t)K, sizeof *cnt), done);
+    STRUX_TRY_GOTO(st, strux_alloc_array(&rsum, (size_t)K, sizeof *rsum), done);
+    STRUX_TRY_GOTO(st, strux_alloc_array(&sp, (size_t)K, sizeof *sp), done);
+    STRUX_TRY_GOTO(st, strux_alloc_array(&spr, (size_t)K, sizeof *spr), done);
+    for (int64_t e = 0; e < n; e++)
+        label[e] = ds->y_ptr[e + 1] > ds->y_ptr[e] ? (ds->y_idx[ds->y_ptr[e]] == 1 ? 1 : -1) : 0;
+    /* deterministic prediction and the randomised classifier's probability per local row */
+    for (int64_t e = 0; e < n; e++)
+        pos[e] = score_row(det, ds, e) >= 0;
+    if (mix && mix->n_mix > 0) {
+        int32_t rows = strux_model_n_rows(det), dim = strux_model_dim(det);
+        STRUX_TRY_GOTO(st, strux_model_create_like(det, &w), done);
+        for (int32_t k = 0; k < mix->n_mix; k++) {
+            strux_model_zero(w);
+            for (int32_t q = 0; q < rows; q++)
+                strux_model_set_row(w, q, mix->mix_w + (size_t)k * mix->n_w + (size_t)q * dim);
+            for (int64_t e = 0; e < n; e++)
+                pr[e] += mix->mix_mu[k] * ramp(0.5 * score_row(w, ds, e));
+        }
+    } else {
+        for (int64_t e = 0; e < n; e++)
+            pr[e] = pos[e];
+    }
+    strux_subset_input in = {.ds = ds, .label = label, .test = test};
+    for (int32_t k = 0; k < K; k++) {
+        cnt[k] = -1;
+        if (!strux_subset_evaluable(r->defs, k, &in)) continue;
+        STRUX_TRY_GOTO(st, strux_subset_eval(r->defs, k, &in, mem), agree);
+        cnt[k] = 0;
+        for (int64_t e = 0; e < n; e++)
+            if (mem[e]) {
+                cnt[k]++;
+                cnt[K + k] += pos[e];
+                rsum[k] += pr[e];
+            }
+    }
+agree:
+    STRUX_TRY_GOTO(st, strux_comm_agree(comm, st), done);
+    /* a set not evaluable on this file is −1 on every rank: mark it before summing counts */
+    for (int32_t k = 0; k < K; k++)
+        cnt[2 * K + k] = cnt[k] < 0;
+    for (int32_t k = 0; k < K; k++)
+        if (cnt[k] < 0) cnt[k] = 0;
+    STRUX_TRY_GOTO(st, strux_comm_allreduce_sum_i64(comm, cnt, 3 * K), done);
+    STRUX_TRY_GOTO(st, strux_comm_allreduce_sum(comm, rsum, K), done);
+    for (int32_t k = 0; k < K; k++) {
+        if (cnt[2 * K + k]) cnt[k] = -1;
+        sp[k] = cnt[k] > 0 ? (double)cnt[K + k] / (double)cnt[k] : NAN;
+        spr[k] = cnt[k] > 0 ? rsum[k] / (double)cnt[k] : NAN;
+    }
+    sb_printf(&b, "\"datasets\": {");
+    int first = 1;
+    for (int32_t k = 0; k < K; k++) {
+        if (strux_subset_is_anonymous(r->defs, k)) continue;
+        sb_printf(&b, "%s", first ? "" : ", ");
+        first = 0;
+        sb_str(&b, strux_subset_name(r->defs, k));
+        if (cnt[k] <= 0) {
+            sb_printf(&b, ": null");
+            continue;
+        }
+        sb_printf(&b, ": {\"n\": %lld, ", (long long)cnt[k]);
+        sb_num(&b, "positive_rate", sp[k]);
+        sb_printf(&b, ", ");
+        sb_num(&b, "positive_rate_rand", spr[k]);
+        sb_printf(&b, "}");
+    }
+    sb_printf(&b, "}, \"constraints\": {");
+    for (int32_t j = 0; j < r->m; j++) {
+        double l[2], h[2], q[2];
+        int sat[2];
+        constraint_values(r->e[j + 1], cnt, sp, &l[0], &h[0], &sat[0], &q[0]);
+        constraint_values(r->e[j + 1], cnt, spr, &l[1], &h[1], &sat[1], &q[1]);
+        sb_printf(&b, "%s", j ? ", " : "");
+        sb_str(&b, r->con_name[j]);
+        if (sat[0] < 0) {
+            sb_printf(&b, ": null");
+            continue;
+        }
+        sb_printf(&b, ": {");
+        sb_num(&b, "lhs", l[0]);
+        sb_printf(&b, ", ");
+        sb_num(&b, "rhs", h[0]);
+        sb_printf(&b, ", \"satisfied\": %s, ", sat[0] ? "true" : "false");
+        sb_num(&b, "ratio", q[0]);
+        sb_printf(&b, ", ");
+        sb_num(&b, "lhs_rand", l[1]);
+        sb_printf(&b, ", ");
+        sb_num(&b, "rhs_rand", h[1]);
+        sb_printf(&b, ", \"satisfied_rand\": %s, ", sat[1] > 0 ? "true" : "false");
+        sb_num(&b, "ratio_rand", q[1]);
+        sb_printf(&b, "}");
+    }
+    sb_printf(&b, "}");
+    st = b.st;
+done:
+    if (st == STRUX_OK)
+        *json = b.s;
+    else
+        strux_free(&b.s);
+    strux_model_destroy(&w);
+    strux_free(&label);
+    strux_free(&mem);
+    strux_free(&pos);
+    strux_free(&pr);
+    strux_free(&cnt);
+    strux_free(&rsum);
+    strux_free(&sp);
+    strux_free(&spr);
+    strux_free(&row);
+    return st;
+}
+
+#define RAND_RULE_STREAM 0x52414e44ULL /* "RAND": the randomised classifier's draws */
+
+strux_status strux_rates_predict_randomised(strux_comm *comm, const strux_dataset *ds,
+                                            const strux_model *like, const strux_rates_store *mix,
+                                            uint64_t seed, char **text, size_t *len)
+{
+    int64_t n = ds->n_local;
+    double *pr = NULL;
+    char *mine = NULL;
+    strux_model *w = NULL;
+    *text = NULL;
+    *len = 0;
+    strux_status st = strux_alloc_array(&pr, (size_t)n + 1, sizeof *pr);
+    if (st == STRUX_OK) st = strux_model_create_like(like, &w);
+    if (st == STRUX_OK) st = strux_alloc_array(&mine, 3 * (size_t)n + 1, 1);
+    int32_t rows = strux_model_n_rows(like), dim = strux_model_dim(like);
+    for (int32_t k = 0; st == STRUX_OK && k < mix->n_mix; k++) {
+        strux_model_zero(w);
+        for (int32_t q = 0; q < rows; q++)
+            strux_model_set_row(w, q, mix->mix_w + (size_t)k * mix->n_w + (size_t)q * dim);
+        for (int64_t e = 0; e < n; e++)
+            pr[e] += mix->mix_mu[k] * ramp(0.5 * score_row(w, ds, e));
+    }
+    size_t at = 0;
+    for (int64_t e = 0; st == STRUX_OK && e < n; e++) {
+        strux_rng g;
+        strux_rng_init(&g, seed, RAND_RULE_STREAM, (uint64_t)(ds->first + e));
+        const char *lab = strux_rng_uniform(&g) < pr[e] ? "+1\n" : "-1\n";
+        memcpy(mine + at, lab, 3);
+        at += 3;
+    }
+    strux_model_destroy(&w);
+    strux_free(&pr);
+    st = strux_comm_agree(comm, st);
+    void *all = NULL;
+    if (st == STRUX_OK) st = strux_comm_gather_bytes(comm, mine, at, 0, &all, len);
+    strux_free(&mine);
+    *text = all;
+    return st;
+}
+
+strux_status strux_rates_store_fill(strux_rates *r, strux_rates_store *s)
+{
+    STRUX_CHECK(r->kept.m == r->m && r->m > 0, STRUX_ERR_INTERNAL,
+                "no MM step was kept: nothing to store");
+    *s = r->kept; /* moved */
+    r->kept = (strux_rates_store){0};
+    return STRUX_OK;
 }

@@ -109,6 +109,13 @@ double strux_rates_row_value(const strux_rates_row *row, const double *s_p);
  * make every weight defined). */
 double strux_rates_linear_value(const strux_rates_linear *f, const int64_t *n, const double *s_p);
 
+/* ---- the merged two-hinge coordinate step (rates.c, §3.7) ---- */
+/* The maximiser over ξ ∈ [−b, a] of 2·min(a, ξ + b) − ξ + s·(ξ − xi) − Q(ξ − xi)²/2: the dual of
+ * the loss a·max(0, 1 + s) + b·max(0, 1 − s) of stored score s (two hinges on one example, duals
+ * split as ξ+ = min(a, ξ + b), ξ− = ξ+ − ξ) with curvature Q = σ′||x||²/(λW) > 0 (Q = 0: the
+ * step of a zero feature vector). a, b ≥ 0. Not Collective. */
+double strux_rates_two_hinge_step(double xi, double a, double b, double s, double Q);
+
 /* ---- the infeasibility check (rates_feasible.c) ---- */
 
 /* At most this many subsets span the cell partition: its counts are 2^n_sets int64s (8 MB), small

@@ -408,21 +408,31 @@ strux_status strux_objective_primal(strux_task *t, strux_search *s, const strux_
     strux_pot pot = {0};
     strux_label truth = {0};
     strux_search_result r;
-    double sum = 0;
+    double sum = 0, *part = NULL;
+    int32_t n_b = ds->block_hi - ds->block_lo;
     strux_status st;
+    STRUX_TRY_GOTO(st, strux_alloc_array(&part, (size_t)(n_b > 0 ? n_b : 1), sizeof *part), done);
     STRUX_TRY_GOTO(st, strux_task_pot_alloc(t, ds, &pot), done);
     STRUX_TRY_GOTO(st, strux_task_label_alloc(t, ds, &truth), done);
-    for (int64_t i = 0; i < ds->n_local; i++) {
-        STRUX_TRY_GOTO(st, strux_task_potentials(t, m, ds, i, &pot), done);
-        STRUX_TRY_GOTO(st, strux_task_truth(t, ds, i, &truth), done);
-        STRUX_TRY_GOTO(st, strux_search_run(s, t, &pot, &truth, &r), done);
-        sum += strux_dataset_weight(ds, i) * (r.psi > 0 ? r.psi : 0); /* ψ(y_i) = 0: ℓ_i ≥ 0 */
+    for (int32_t b = 0; b < (n_b > 0 ? n_b : 1); b++) { /* per data block: strux_block_sum */
+        int64_t i0 = 0, i1 = ds->n_local;
+        if (n_b > 0) strux_dataset_block_range(ds, ds->block_lo + b, &i0, &i1);
+        for (int64_t i = i0; i < i1; i++) {
+            if (strux_dataset_weight(ds, i) == 0) continue; /* a loss that weighs nothing */
+            STRUX_TRY_GOTO(st, strux_task_potentials(t, m, ds, i, &pot), done);
+            STRUX_TRY_GOTO(st, strux_task_truth(t, ds, i, &truth), done);
+            STRUX_TRY_GOTO(st, strux_search_run(s, t, &pot, &truth, &r), done);
+            part[b] += strux_dataset_weight(ds, i) * (r.psi > 0 ? r.psi : 0); /* ℓ_i ≥ 0 */
+        }
     }
 done:
     strux_pot_free(&pot);
     strux_label_free(&truth);
-    STRUX_TRY(strux_comm_agree(comm, st));
-    STRUX_TRY(strux_comm_allreduce_sum(comm, &sum, 1));
+    if (st == STRUX_OK) st = strux_comm_agree(comm, st);
+    else (void)strux_comm_agree(comm, st);
+    if (st == STRUX_OK) st = strux_block_sum(comm, ds, part, 1, &sum);
+    strux_free(&part);
+    STRUX_TRY(st);
     c->loss = sum / ds->weight_sum;
     c->primal = 0.5 * lambda * strux_model_norm2(m) + c->loss;
     c->dual = NAN;
@@ -475,6 +485,56 @@ static strux_status allreduce_sparse(strux_solver *s, strux_model *m)
     strux_blob_free(&all);
     strux_blob_free(&sum);
     return strux_comm_agree(s->comm, st);
+}
+
+strux_status strux_block_sum(strux_comm *comm, const strux_dataset *ds, const double *local,
+                             int64_t len, double *out)
+{
+    int32_t K = ds->n_blocks, lo = ds->block_lo, hi = ds->block_hi;
+    if (K <= 0 || hi <= lo) { /* an unsharded set: one block per rank */
+        K = strux_comm_size(comm);
+        lo = strux_comm_rank(comm);
+        hi = lo + 1;
+    }
+    double *buf = NULL;
+    if (strux_comm_size(comm) == 1) {
+        buf = (double *)local;
+    } else {
+        STRUX_TRY(strux_alloc_array(&buf, (size_t)K * (size_t)len + 1, sizeof *buf));
+        memcpy(buf + (size_t)lo * (size_t)len, local, (size_t)(hi - lo) * (size_t)len * sizeof *buf);
+        strux_status st = strux_comm_allreduce_sum(comm, buf, (size_t)K * (size_t)len);
+        if (st != STRUX_OK) {
+            strux_free(&buf);
+            return st;
+        }
+    }
+    for (int64_t j = 0; j < len; j++) {
+        double acc = buf[j];
+        for (int32_t k = 1; k < K; k++)
+            acc += buf[(size_t)k * (size_t)len + (size_t)j];
+        out[j] = acc;
+    }
+    if (buf != local) strux_free(&buf);
+    return STRUX_OK;
+}
+
+strux_status strux_block_sum_examples(strux_comm *comm, const strux_dataset *ds, const double *x,
+                                      double *out)
+{
+    int32_t n_b = ds->block_hi - ds->block_lo;
+    if (ds->n_blocks <= 0 || n_b <= 0) n_b = 1;
+    double *part = NULL;
+    STRUX_TRY(strux_alloc_array(&part, (size_t)n_b, sizeof *part));
+    for (int32_t b = 0; b < n_b; b++) {
+        int64_t i0 = 0, i1 = ds->n_local;
+        if (ds->n_blocks > 0 && ds->block_hi > ds->block_lo)
+            strux_dataset_block_range(ds, ds->block_lo + b, &i0, &i1);
+        for (int64_t i = i0; i < i1; i++)
+            part[b] += x[i];
+    }
+    strux_status st = strux_block_sum(comm, ds, part, 1, out);
+    strux_free(&part);
+    return st;
 }
 
 strux_status strux_solver_allreduce_model(strux_solver *s, strux_model *m)

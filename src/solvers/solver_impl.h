@@ -65,5 +65,16 @@ strux_status strux_solver_create_sgd(strux_solver *s);
 /* m ← Σ over ranks of m (the stored values, row scales folded first; a sparse model as its
  * non-zeros, gathered, summed on rank 0 in rank order and broadcast). Collective. */
 strux_status strux_solver_allreduce_model(strux_solver *s, strux_model *m);
+/* Sums over the whole job in a fixed data-block order: local holds len values for each of this
+ * rank's data blocks (block_lo..block_hi−1, in order); out (len) gets Σ_k local_k over all
+ * n_blocks blocks, added in block order. Every block is computed on exactly one rank, so the
+ * result is bit-identical at any rank count for a fixed solver.blocks (an allreduce of
+ * rank-local sums is not: its association follows the ranks). */
+strux_status strux_block_sum(strux_comm *comm, const strux_dataset *ds, const double *local,
+                             int64_t len, double *out);
+/* The same for one value per local example (n_local of them): each block's values summed in
+ * example order, then the blocks in block order. */
+strux_status strux_block_sum_examples(strux_comm *comm, const strux_dataset *ds, const double *x,
+                                      double *out);
 
 #endif
