@@ -2,7 +2,8 @@
 # scripts/strux_model.py (h5py + numpy) as a command and as a module, and docs/example_predict.c
 # built against a `make install` tree through pkg-config. Both must write exactly the bytes of
 # `strux predict --out`: on yeast (dense, bias), emotions (data.scale = maxabs folded into the
-# weights), medical (sparse), and yeast without a bias feature.
+# weights), medical (sparse), medical written as /weights_csr from a sparse model, and yeast
+# without a bias feature.
 . tests/common/tap.sh
 SM=scripts/strux_model.py
 
@@ -45,6 +46,8 @@ check_set yeast configs/yeast.ini "$STRUX_DATA/yeast/yeast_test.svm.gz"
 check_set emotions configs/emotions.ini "$STRUX_DATA/emotions/emotions_test.svm.gz"
 check_set medical configs/medical.ini "$STRUX_DATA/medical/medical_test.svm.gz"
 check_set yeast_nobias configs/yeast.ini "$STRUX_DATA/yeast/yeast_train.svm.gz" --set data.bias=0
+check_set medical_csr configs/medical.ini "$STRUX_DATA/medical/medical_test.svm.gz" \
+    --set output.weights=csr --set model.layout=sparse
 
 # ---- as a module
 "$PY" - "$WORK" "$STRUX_DATA/emotions/emotions_test.svm.gz" <<'EOF' 2>&1 | diag
