@@ -100,6 +100,9 @@ strux_status strux_io_model_save(const char *path, const strux_model *m,
                                  const strux_model_info *info);
 /* Read a model file; *m and info are owned by the caller. Not Collective. */
 strux_status strux_io_model_load(const char *path, strux_model **m, strux_model_info *info);
+/* Only the stored config (/config, INI text, owned by the caller) of a model file or checkpoint,
+ * after the same format checks: what `train --resume` needs before the checkpoint is read. */
+strux_status strux_io_model_config(const char *path, char **config);
 
 /* ---- checkpoints (docs/model-format.md "Checkpoints"): a complete model file (the exported
  * weights: predict, eval and inspect work on a checkpoint) plus /checkpoint holding the weights

@@ -71,14 +71,12 @@ static const char *set_argument(int argc, char **argv, int *k)
 /* The stored config of a checkpoint, as the entries of c. */
 static strux_status read_stored_config(strux_config *c, const char *path)
 {
-    strux_model *m = NULL;
-    strux_model_info info;
-    STRUX_TRY(strux_io_model_load(path, &m, &info));
+    char *config = NULL;
+    STRUX_TRY(strux_io_model_config(path, &config));
     char origin[STRUX_OPT_STR + 32];
     snprintf(origin, sizeof origin, "%s (stored config)", path);
-    strux_status st = strux_config_read_stored(c, info.config, origin);
-    strux_model_destroy(&m);
-    strux_model_info_free(&info);
+    strux_status st = strux_config_read_stored(c, config, origin);
+    strux_free(&config);
     return st;
 }
 

@@ -326,10 +326,11 @@ static strux_status check_attr_range(const char *path, const char *name, int64_t
 }
 
 
-static strux_status read_body(hid_t f, const char *path, strux_model **m, strux_model_info *info)
+/* The root attributes that make the file a strux model of the version this strux reads. */
+static strux_status check_format(hid_t f, const char *path)
 {
     char fmt[64];
-    int64_t version, n_rows, dim, n_extra, n_labels, n_ranks;
+    int64_t version;
     STRUX_TRY(h5_read_attr_str(f, "format", fmt, sizeof fmt, path));
     STRUX_CHECK(strcmp(fmt, MODEL_FORMAT) == 0, STRUX_ERR_INPUT,
                 "%s: not a strux model (format '%s')", path, fmt);
@@ -337,6 +338,13 @@ static strux_status read_body(hid_t f, const char *path, strux_model **m, strux_
     STRUX_CHECK(version == MODEL_FORMAT_VERSION, STRUX_ERR_INPUT,
                 "%s: model format version %lld; this strux reads version %d", path,
                 (long long)version, MODEL_FORMAT_VERSION);
+    return STRUX_OK;
+}
+
+static strux_status read_body(hid_t f, const char *path, strux_model **m, strux_model_info *info)
+{
+    int64_t n_rows, dim, n_extra, n_labels, n_ranks;
+    STRUX_TRY(check_format(f, path));
     STRUX_TRY(h5_read_attr_str(f, "task", info->task, sizeof info->task, path));
     STRUX_TRY(h5_read_attr_str(f, "surrogate", info->surrogate, sizeof info->surrogate, path));
     STRUX_TRY(h5_read_attr_str(f, "search", info->search, sizeof info->search, path));
@@ -451,4 +459,20 @@ strux_status strux_io_model_load(const char *path, strux_model **m, strux_model_
     *info = (strux_model_info){0};
     STRUX_TRY(h5_vet_legacy(path, read_everything, NULL, "model"));
     return model_load(path, m, info);
+}
+
+strux_status strux_io_model_config(const char *path, char **config)
+{
+    *config = NULL;
+    STRUX_TRY(h5_vet_legacy(path, read_everything, NULL, "model"));
+    h5_quiet();
+    STRUX_CHECK(strux_io_is_hdf5(path), STRUX_ERR_INPUT,
+                "%s: not an HDF5 file (or unreadable); expected a strux model", path);
+    hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    STRUX_CHECK(f >= 0, STRUX_ERR_INPUT, "%s: cannot open as HDF5", path);
+    strux_status st = check_format(f, path);
+    if (st == STRUX_OK) st = h5_read_str(f, "config", config, path);
+    H5Fclose(f);
+    if (st != STRUX_OK) strux_free(config);
+    return st;
 }
