@@ -99,6 +99,10 @@ strux_status strux_driver_export(const strux_driver *d, strux_model *dst);
 void strux_driver_stamp_info(strux_driver *d);
 /* Write a checkpoint of the run so far. */
 strux_status strux_driver_checkpoint(strux_driver *d);
+/* The examples' loss weights changed (an outer loop reweights them, as the rate-constraint MM
+ * does): the bound on J(0) that the divergence warning compares against is computed again.
+ * Collective. */
+strux_status strux_driver_weights_changed(strux_driver *d);
 
 int64_t strux_driver_epoch(const strux_driver *d); /* epochs completed */
 const strux_certificate *strux_driver_last_certificate(const strux_driver *d); /* NaN if none */

@@ -655,6 +655,11 @@ static strux_status zero_bound(strux_driver *d)
     return STRUX_OK;
 }
 
+strux_status strux_driver_weights_changed(strux_driver *d)
+{
+    return zero_bound(d);
+}
+
 strux_status strux_driver_start(strux_driver *d, const char *resume)
 {
     STRUX_TRY(strux_comm_agree(d->p.comm, lay_out_columns(d)));

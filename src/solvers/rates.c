@@ -921,6 +921,7 @@ static strux_status search(strux_rates *r, strux_driver *drv, double u0, double 
         double eps_t = fmax((dec.U - L) / 2, eps_floor);
         /* SVMOptimizer at v_t (regularised bias: SDCA directly) */
         STRUX_TRY_GOTO(st, set_weights(r, s, dec.v), done);
+        STRUX_TRY_GOTO(st, strux_driver_weights_changed(drv), done);
         double primal = NAN, dual = NAN;
         STRUX_TRY_GOTO(st, inner_solve(r, drv, eps_t, &primal, &dual), done);
         scores(r, s->model);
