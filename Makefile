@@ -134,7 +134,7 @@ SAN_ENV = ASAN_OPTIONS=exitcode=99:fast_unwind_on_malloc=0:allocator_may_return_
 # (against LIBLINEAR, per layout, per task): the unit tests and the shorter scripts drive that
 # code under ASan, and leaving these out keeps .ci/run within its 45 minutes.
 ASAN_SKIP := e2e/dual_solvers.sh e2e/layouts.sh e2e/hierarchy.sh e2e/m3l.sh e2e/consumers.sh \
-    e2e/rta_consumers.sh e2e/tasks.sh e2e/weights.sh
+    e2e/rta_consumers.sh e2e/tasks.sh
 check-asan:
 	@$(SAN_ENV) BAD_INPUTS_NP=2 SKIP="$(ASAN_SKIP)" $(MAKE) --no-print-directory \
 	    BUILD=$(ASAN_BUILD) CC="$(ASAN_CC)" OPT="-O1 -g -fno-omit-frame-pointer" check
