@@ -6,7 +6,7 @@
 # with another rank count, from a plain model, or from a missing file fails with the reason.
 . tests/common/tap.sh
 C=configs/yeast_slack.ini
-COMMON=(--quiet --set output.eval_every=0 --set solver.epochs=120 --set solver.tol=0)
+COMMON=(--quiet --set output.eval_every=0 --set solver.epochs=40 --set solver.tol=0)
 
 same_weights() { # same_weights A.h5 B.h5
     $PY - "$1" "$2" <<'PY'
@@ -43,7 +43,7 @@ for case in sgd:1:TERM bcfw:1:TERM sdca:2:USR1 cutting_plane:2:USR1; do
     interrupt "$s" "$sig" "${run[@]}" $C "${COMMON[@]}" --set solver.type=$s \
         --set output.model="$WORK/$s.h5" --set output.metrics="$WORK/$s.jsonl"
     ok $? "$s -np $np: SIG$sig stops the run with exit status 0"
-    grep -qE "SIG$sig: stopped after epoch [0-9]+ of 120 and wrote the checkpoint .*/$s.ckpt.h5; resume with: strux train --resume .*/$s.ckpt.h5" "$WORK/$s.err"
+    grep -qE "SIG$sig: stopped after epoch [0-9]+ of 40 and wrote the checkpoint .*/$s.ckpt.h5; resume with: strux train --resume .*/$s.ckpt.h5" "$WORK/$s.err"
     ok $? "$s -np $np: the message names the checkpoint and the resume command"
     [ -f "$WORK/$s.ckpt.h5" ] && [ ! -f "$WORK/$s.h5" ] && ! ls "$WORK" | grep -q '\.tmp\.'
     ok $? "$s -np $np: a checkpoint, no final model, no temporary file"
