@@ -8,16 +8,18 @@ root attribute `task`. Reads LIBSVM/XMC multi-label text (plain or gzip) the way
 same arithmetic (per example, a double sum over the non-zeros in file order, then the bias), so
 the predicted label text is byte-identical to `strux predict --out`.
 
-One predict function per task, found in PREDICTORS; a model of another task is an error that
-names the supported ones.
+One predict function per task, found in PREDICTORS (multilabel, rta, hierarchy: trees and
+single-label DAGs, from /hierarchy; a multi-label DAG needs an LP and is refused); a model of
+another task is an error that names the supported ones.
 
 As a module (needs h5py and numpy; Debian's python3-h5py, python3-numpy):
     import strux_model
     model = strux_model.load("model.h5")
     data = strux_model.read_libsvm("test.svm.gz", model.data_dim)
     lines = model.predict(data)          # one label text per example, as `strux predict` writes
+    lines = model.predict(data, "paths") # hierarchy models: as `strux predict --format paths`
 As a command:
-    scripts/strux_model.py predict --model MODEL --data DATA [--out FILE]   (default stdout)
+    scripts/strux_model.py predict --model MODEL --data DATA [--out FILE] [--format ids|paths]
     scripts/strux_model.py info MODEL
 """
 
@@ -97,6 +99,16 @@ class Model:
             self.rta = {"trees": f["rta/trees"][:], "edges": f["rta/edges"][:],
                         "multiplicity": f["rta/multiplicity"][:],
                         "kbest": int(f["rta"].attrs["kbest"])} if "rta" in f else None
+            # task hierarchy: the node order, parents and alpha of /hierarchy, and what the
+            # root attributes say (tree/dag, the model, the label space)
+            self.hier = {"node_id": f["hierarchy/node_id"][:].astype(np.int64),
+                         "parent_ptr": f["hierarchy/parent_ptr"][:].astype(np.int64),
+                         "parent_idx": f["hierarchy/parent_idx"][:].astype(np.int64),
+                         "alpha": f["hierarchy/alpha"][:],
+                         "kind": _text(attrs.get("hierarchy", "")),
+                         "model": _text(attrs.get("hierarchy_model", "")),
+                         "label_space": _text(attrs.get("label_space", ""))} \
+                if "hierarchy" in f else None
         self.config = configparser.ConfigParser(delimiters=("=",), interpolation=None)
         self.config.read_string(self.config_text, source=f"{path}:/config")
         self.bias = float(self.config.get("data", "bias", fallback="0"))
@@ -142,14 +154,21 @@ class Model:
             out[lo:hi] = s
         return out
 
-    def predict(self, data):
-        """One label text per example, as `strux predict --out` writes it."""
+    def predict(self, data, fmt="ids"):
+        """One label text per example, as `strux predict --out [--format fmt]` writes it."""
         fn = PREDICTORS.get(self.task)
         if fn is None:
             raise StruxModelError(
                 f"{self.path}: task '{self.task}' is not supported by strux_model.py "
                 f"(supported: {', '.join(sorted(PREDICTORS))})")
-        return fn(self, data)
+        if fmt == "ids":
+            return fn(self, data)
+        if fmt != "paths":
+            raise StruxModelError(f"--format {fmt}: expected ids or paths")
+        if self.task != "hierarchy":
+            raise StruxModelError(f"{self.path}: --format paths needs a hierarchy model "
+                                  f"(task.type = hierarchy), not task {self.task}")
+        return fn(self, data, paths=True)
 
 
 def predict_multilabel(model, data):
@@ -260,9 +279,162 @@ def predict_rta(model, data):
     return out
 
 
+def _hier_structure(model):
+    """Parents, children (ascending, as the C child CSR), leaves (ascending) and the counted
+    nodes of /hierarchy; checks that it is the topological order strux stores."""
+    h = model.hier
+    if h is None:
+        raise StruxModelError(f"{model.path}: task hierarchy without a /hierarchy group")
+    ids, ptr, idx = h["node_id"], h["parent_ptr"], h["parent_idx"]
+    M = len(ids)
+    if M != model.n_rows or len(ptr) != M + 1 or ptr[0] != 0 or ptr[-1] != len(idx) or \
+            np.any(np.diff(ptr) < 0):
+        raise StruxModelError(f"{model.path}: /hierarchy disagrees with itself or with the "
+                              f"{model.n_rows} weight rows")
+    parents = [idx[ptr[k]:ptr[k + 1]].tolist() for k in range(M)]
+    if any(p < 0 or p >= k for k in range(M) for p in parents[k]) or \
+            any(not parents[k] for k in range(1, M)):
+        raise StruxModelError(f"{model.path}: /hierarchy is not in topological order (every node "
+                              "but the root needs a parent with a smaller index)")
+    children = [[] for _ in range(M)]
+    for k in range(1, M):  # k ascends, so each child list ascends
+        for p in parents[k]:
+            children[p].append(k)
+    leaves = [k for k in range(M) if not children[k]]
+    counted = np.array([k > 0 and ids[k] >= 0 for k in range(M)])
+    return parents, children, leaves, counted
+
+
+def _hier_ids(ids, counted, z):
+    """The printed closure (tasks/hier_metrics.c format_label): ascending file ids of the counted
+    members of each row of the boolean z, joined by ','."""
+    out = []
+    for row in z:
+        members = sorted(int(ids[k]) for k in np.flatnonzero(row & counted))
+        out.append(",".join(str(v) for v in members))
+    return out
+
+
+def _hier_paths(model, parents, children, counted, z):
+    """--format paths (tasks/hier_metrics.c format_paths): each most specific counted member (no
+    counted child in the set; a stop leaf prints as its node) as the names from below the root
+    down to it along first parents joined by '/', in ascending node order joined by ','. A node's
+    name is /label_names[its file id] when the model has one there, else the id."""
+    ids = model.hier["node_id"]
+    names = model.label_names or []
+    out = []
+    for row in z:
+        on = row & counted
+        texts = []
+        for v in np.flatnonzero(on):
+            if any(on[c] for c in children[v]):
+                continue
+            path, u = [], int(v)
+            while u > 0 and counted[u]:
+                path.append(u)
+                u = parents[u][0]
+            texts.append("/".join(names[ids[u]] if ids[u] < len(names) else str(ids[u])
+                                  for u in reversed(path)))
+        out.append(",".join(texts))
+    return out
+
+
+def _hier_single(r, parents, leaves, is_tree):
+    """Single-label: the leaf with the largest path sum (hier_infer.c path_sums and best_leaf),
+    its closure as a boolean (N, M)."""
+    n, M = r.shape
+    if is_tree:
+        g = np.empty_like(r)
+        g[:, 0] = r[:, 0]
+        for k in range(1, M):
+            g[:, k] = g[:, parents[k][0]] + r[:, k]
+        S = g[:, leaves]
+    else:
+        S = np.zeros((n, len(leaves)))
+        for i, leaf in enumerate(leaves):
+            anc, stack = {leaf}, [leaf]
+            while stack:
+                for p in parents[stack.pop()]:
+                    if p not in anc:
+                        anc.add(p)
+                        stack.append(p)
+            for k in sorted(anc):
+                S[:, i] += r[:, k]
+    z = np.zeros((n, M), dtype=bool)
+    z[np.arange(n), np.asarray(leaves)[np.argmax(S, axis=1)]] = True  # first maximum
+    for k in range(M - 1, 0, -1):  # close upward: children have larger indices
+        for p in parents[k]:
+            z[:, p] |= z[:, k]
+    return z
+
+
+def _hier_tree_dp(r, children):
+    """Multi-label tree (hier_infer.c strux_hier_infer_tree): g bottom-up, then the backtrack
+    from the root, as a boolean (N, M)."""
+    n, M = r.shape
+    g = np.empty_like(r)
+    for k in range(M - 1, -1, -1):
+        ch = children[k]
+        if not ch:
+            g[:, k] = r[:, k]
+            continue
+        pos = np.zeros(n)
+        best = np.full(n, -np.inf)
+        for c in ch:  # in child order, as the C loop sums
+            gc = g[:, c]
+            pos = np.where(gc > 0, pos + gc, pos)
+            best = np.where(gc > best, gc, best)
+        g[:, k] = r[:, k] + np.where(best > 0, pos, best)
+    z = np.zeros((n, M), dtype=bool)
+    z[:, 0] = True
+    for k in range(M):  # parents before children: z[:, k] is final when k is reached
+        ch = children[k]
+        if not ch:
+            continue
+        gch = g[:, ch]
+        arg = np.argmax(gch, axis=1)  # the first maximum: the smallest child index
+        top = gch[np.arange(n), arg] > 0
+        on = z[:, k]
+        z[:, ch] |= (on & top)[:, None] & (gch > 0)
+        z[np.arange(n), np.asarray(ch)[arg]] |= on & ~top
+    return z
+
+
+def predict_hierarchy(model, data, paths=False):
+    """hierarchy (docs/model-format.md "/hierarchy"): the rows are U_n = sqrt(alpha_n) W_n, so node
+    n scores s_n = U_n . x and prediction is the exact maximiser of sum_{n in y} s_n over the
+    label space, with the arithmetic of src/tasks/hier_infer.c:
+      single-label: the leaf with the largest path sum S(l), ties to the smallest node index;
+        trees sum top-down (S(n) = S(parent) + s_n), DAGs over the ascending ancestor set;
+      multi-label tree: the section 5.3 DP (g(n) = s_n + sum of the positive g(c), else
+        s_n + max g(c)), backtracked from the root: every child with g(c) > 0, else the first
+        child with the largest g (A19);
+      multi-label DAG: refused (its answer is an LP, and an ILP where the LP is fractional).
+    Output: the predicted closure as ascending file ids (strux predict --format ids), or with
+    paths its most specific nodes as root paths of names (--format paths)."""
+    h = model.hier
+    parents, children, leaves, counted = _hier_structure(model)
+    if h["label_space"] not in ("single", "multi"):
+        raise StruxModelError(f"{model.path}: label_space '{h['label_space']}' is not single or "
+                              "multi")
+    multi = h["label_space"] == "multi"
+    is_tree = all(len(p) == 1 for p in parents[1:])
+    if multi and not is_tree:
+        raise StruxModelError(
+            f"{model.path}: a multi-label hierarchy model on a DAG: its prediction is the LP of "
+            "(6.22) with an integer fallback, which strux_model.py does not solve; use "
+            "`strux predict`")
+    r = model.scores(data) + 0.0  # hier_predict adds a zero augmentation: -0 becomes +0
+    z = _hier_tree_dp(r, children) if multi else _hier_single(r, parents, leaves, is_tree)
+    if paths:
+        return _hier_paths(model, parents, children, counted, z)
+    return _hier_ids(h["node_id"], counted, z)
+
+
 PREDICTORS = {
     "multilabel": predict_multilabel,
     "rta": predict_rta,
+    "hierarchy": predict_hierarchy,
 }
 
 
@@ -326,7 +498,7 @@ def load(path):
 def _cmd_predict(args):
     model = load(args.model)
     data = read_libsvm(args.data, model.data_dim)
-    lines = model.predict(data)
+    lines = model.predict(data, args.format)
     text = "".join(line + "\n" for line in lines)
     if args.out == "-":
         sys.stdout.write(text)
@@ -353,6 +525,8 @@ def main(argv=None):
     p.add_argument("--model", required=True)
     p.add_argument("--data", required=True)
     p.add_argument("--out", default="-", help="output file (default: stdout)")
+    p.add_argument("--format", default="ids", choices=("ids", "paths"),
+                   help="hierarchy models: the closure's ids (default) or root paths of names")
     p.set_defaults(run=_cmd_predict)
     p = sub.add_parser("info", help="task, shape, bias and training summary")
     p.add_argument("model")

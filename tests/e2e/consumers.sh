@@ -67,7 +67,7 @@ ok ${PIPESTATUS[0]} "strux_model as a module: load, read_libsvm, scores, predict
 # ---- a task it does not know is a clear error, not a guess
 cp "$WORK/yeast.h5" "$WORK/chain.h5"
 "$PY" -c "import h5py; h5py.File('$WORK/chain.h5', 'r+').attrs['task'] = 'chain'"
-expect_fail 1 "task 'chain' is not supported by strux_model.py \(supported: multilabel, rta\)" \
+expect_fail 1 "task 'chain' is not supported by strux_model.py \(supported: hierarchy, multilabel, rta\)" \
     "strux_model.py names the unsupported task and the supported ones" -- \
     "$PY" $SM predict --model "$WORK/chain.h5" --data "$STRUX_DATA/yeast/yeast_test.svm.gz"
 "$STRUX" convert --quiet tests/fixtures/good.svm "$WORK/good.h5"

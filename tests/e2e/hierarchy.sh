@@ -8,7 +8,7 @@
 #   - data.normalize = l2 = the same rows l2-normalised beforehand (in Python, rounded to float32
 #     as strux reads them): the same weights and test scores, the same predictions from the raw
 #     test file (the model applies the normalisation itself), and scripts/strux_model.py predicts
-#     a multilabel model trained with it as strux does (it does not read hierarchy models yet);
+#     a multilabel model trained with it as strux does (hierarchy models: hier_consumers.sh);
 #   - predict --format paths prints the predicted leaf's root path with the names of the model's
 #     data.label_names (the shared .labels layout) or, without names, the ids joined by '/';
 #   - bad input ends every rank (-np 2) with one message, the exit code and no model: no
@@ -156,7 +156,7 @@ ok $? "predict --format paths: the .labels path of the predicted leaf, or its id
 expect_fail 2 "--format tree: expected ids or paths" "predict --format with another value" -- \
     "$STRUX" predict --model "$WORK/l2.h5" --data "$WORK/im_test.svm" --out "$WORK/x.pred" --format tree
 
-# strux_model.py does not read hierarchy models yet: the multilabel task on the same rows
+# strux_model.py and data.normalize, on the multilabel task (hierarchy models: hier_consumers.sh)
 "$STRUX" train "$WORK/h.ini" --quiet --set data.train="$WORK/im.svm" --set data.test= \
     --set task.type=multilabel --set data.n_labels=97 --set data.normalize=l2 --set solver.epochs=3 \
     --set output.model="$WORK/ml.h5" --set output.metrics= 2>"$WORK/ml.err" &&

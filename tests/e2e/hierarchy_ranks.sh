@@ -20,35 +20,7 @@ gzip -dc "$IM/ImCLEF07A_test.svm.gz" | head -n 100 >"$WORK/im_test.svm"
 gzip -dc "$FC/cellcycle_FUN_train.svm.gz" | head -n 200 >"$WORK/fc.svm"
 gzip -dc "$FC/cellcycle_FUN_test.svm.gz" | head -n 100 >"$WORK/fc_test.svm"
 # a random DAG (ids 0..29, root 0, some second parents) and multi-label rows planted on it
-$PY - "$WORK" <<'PY'
-import sys, random
-w = sys.argv[1]
-r = random.Random(14)
-par = {0: []}
-for i in range(1, 30):
-    ps = {r.randrange(max(0, i - 8), i)}
-    if i > 3 and r.random() < 0.3: ps.add(r.randrange(0, i))
-    par[i] = sorted(ps)
-with open(w + "/dag.hier", "w") as f:
-    for c in range(1, 30):
-        for p in par[c]: f.write(f"{p} {c}\n")
-kids = {i: [c for c in par if i in par[c]] for i in par}
-leaves = [i for i in par if not kids[i]]
-def closure(s):
-    out, st = set(), list(s)
-    while st:
-        n = st.pop()
-        if n not in out: out.add(n); st.extend(par[n])
-    return out
-cent = {l: [r.gauss(0, 1) for _ in range(10)] for l in leaves}
-for name, n in (("dag.svm", 150), ("dag_test.svm", 60)):
-    with open(w + "/" + name, "w") as f:
-        for _ in range(n):
-            ls = r.sample(leaves, r.choice([1, 1, 2]))
-            x = [sum(cent[l][j] for l in ls) + r.gauss(0, 0.5) for j in range(10)]
-            lab = sorted(closure(ls) - {0})
-            f.write(",".join(map(str, lab)) + " " + " ".join(f"{j+1}:{v:.4f}" for j, v in enumerate(x)) + "\n")
-PY
+$PY tests/common/hier_fixture.py dag "$WORK" 14 30 8 0.3 10 0.5 dag.svm:150:1/1/2 dag_test.svm:60:1/1/2
 ok $? "random DAG data written"
 printf '[surrogate]\ntype = margin\n' >"$WORK/h.ini"
 
