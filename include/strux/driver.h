@@ -118,11 +118,13 @@ strux_status strux_evaluate(strux_comm *comm, strux_task *t, const strux_model *
                             const strux_dataset *ds, strux_scores *out, char **text, size_t *len);
 
 /* ---- the SSVM α update of the hierarchy task (src/solvers/alpha.c, hierarchical.md §4.2) ----
- * A hook that learns the node weights α of task.model = ssvm jointly with the weights: after each
- * converged solve (dual solvers with solver.tol > 0) or every task.alpha_every epochs (otherwise),
+ * A hook that learns the node weights α of task.model = ssvm jointly with the weights: every
+ * task.alpha_every epochs (sgd; dual solvers with solver.tol = 0), or, for dual solvers with
+ * solver.tol > 0, after each converged solve and after task.alpha_every epochs without one,
  * rank 0 runs Algorithm 5 on N_n = α_n·‖V_n‖², broadcasts α′, and the task and the solver follow
- * (strux_solver_rescale_rows); it stops the run when max |α′ − α| ≤ task.alpha_tol. Columns
- * alpha_change and alpha_s; its state rides in checkpoints. */
+ * (strux_solver_rescale_rows); it stops the run when max |α′ − α| ≤ task.alpha_tol (with
+ * solver.tol > 0: only in the update after a converged solve). Columns alpha_change and alpha_s;
+ * its state rides in checkpoints. */
 typedef struct strux_alpha_hook strux_alpha_hook;
 /* Attach to d (before strux_driver_start) when t learns α (*out = NULL otherwise): t, s and m
  * (the solver's model) are borrowed and must outlive the hook; solver_tol is the driver's

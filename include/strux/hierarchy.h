@@ -10,8 +10,9 @@
  *      1 ≤ Σ ≤ T, the max-min LP on DAGs (GLPK through strux/lp.h), the root handling of A10, and
  *      the corrected Algorithm 5 (shared-Frobenius α update, trees only).
  * The hierarchy is a plain struct (like strux_dataset): tasks read its arrays in inner loops. It
- * knows nothing of MPI: the file reader (on the shared text reader) and the rank-0 broadcast
- * are built on strux_hierarchy_from_edges. Everything here is Not Collective. */
+ * knows nothing of MPI: the file reader (on the shared text reader) is built on
+ * strux_hierarchy_from_edges, and rank 0 sends what it read to the other ranks as the bytes of
+ * strux_hierarchy_pack (src/data/hierarchy_pack.c). Everything here is Not Collective. */
 #ifndef STRUX_HIERARCHY_H
 #define STRUX_HIERARCHY_H
 
@@ -83,6 +84,14 @@ void strux_hierarchy_destroy(strux_hierarchy **h);
  * cycle, node limit); STRUX_ERR_NOMEM. *out (NULL on error) owned by the caller. */
 strux_status strux_hierarchy_read(const char *path, const strux_hierarchy_options *opt,
                                   strux_hierarchy **out);
+/* A built hierarchy as bytes appended to b, every field and derived array included, and back:
+ * strux_hierarchy_unpack reads what strux_hierarchy_pack wrote, from b->pos on, into a new *out
+ * (owned by the caller; NULL on error) equal to h field by field, with nothing rebuilt or
+ * re-validated. For sending rank 0's hierarchy to the other ranks of one job (the layout is
+ * native and unversioned: never for files). Errors: STRUX_ERR_NOMEM; STRUX_ERR_INPUT when b
+ * ends early or its sizes are impossible. */
+strux_status strux_hierarchy_pack(const strux_hierarchy *h, strux_blob *b);
+strux_status strux_hierarchy_unpack(strux_blob *b, strux_hierarchy **out);
 
 /* Index of the node with file id id (≥ 0), or −1 when there is none. O(log M). */
 int32_t strux_hierarchy_find(const strux_hierarchy *h, int64_t id);
@@ -225,6 +234,10 @@ strux_status strux_task_hierarchy_stored(const struct strux_task *t, strux_hier_
  * order from its edges and stop leaves (STRUX_ERR_INPUT when they do not give the stored order),
  * takes its label space and α, and scores exported rows (c ≡ 1). */
 strux_status strux_task_hierarchy_use_stored(struct strux_task *t, const strux_hier_stored *s);
+/* Use h (copied; the task keeps its own) instead of reading task.hierarchy (before check): the
+ * caller has read and validated the file, on rank 0 of a job that broadcast it
+ * (strux_hierarchy_pack). STRUX_ERR_CONFIG for another task; STRUX_ERR_NOMEM. */
+strux_status strux_task_hierarchy_use_hierarchy(struct strux_task *t, const strux_hierarchy *h);
 /* 1 when t is the hierarchy task with task.model = ssvm (α learned, §4.2), else 0. */
 int strux_task_hierarchy_learns_alpha(const struct strux_task *t);
 

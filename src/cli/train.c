@@ -270,11 +270,41 @@ static void hierarchy_label_count(train_run *r)
     if (top >= r->train->n_labels && top < INT32_MAX) r->train->n_labels = (int32_t)(top + 1);
 }
 
+/* task.type = hierarchy: rank 0 reads and validates task.hierarchy and sends the built structure
+ * (strux_hierarchy_pack) to the other ranks, which neither open the file nor rebuild it
+ * (hierarchical.md §1: "validated on rank 0 and sent to all"). A bad file ends every rank with
+ * rank 0's message, which names the file and line (strux_comm_agree). */
+static strux_status share_hierarchy(train_run *r)
+{
+    if (strcmp(r->opt.task.type, "hierarchy") != 0 || !r->opt.task.hierarchy[0]) return STRUX_OK;
+    strux_comm_set_phase(r->comm, "reading the hierarchy");
+    const int root = strux_comm_rank(r->comm) == 0;
+    strux_hierarchy *h = NULL;
+    strux_blob b = {0};
+    strux_status st = STRUX_OK;
+    if (root) {
+        st = strux_hierarchy_read(r->opt.task.hierarchy, NULL, &h);
+        if (st == STRUX_OK) st = strux_hierarchy_pack(h, &b);
+    }
+    st = strux_comm_agree(r->comm, st);
+    uint64_t n = b.n;
+    if (st == STRUX_OK) st = strux_comm_bcast(r->comm, &n, sizeof n, 0);
+    if (st == STRUX_OK)
+        st = strux_comm_agree(r->comm, root ? STRUX_OK : strux_blob_put(&b, NULL, (size_t)n));
+    if (st == STRUX_OK) st = strux_comm_bcast(r->comm, b.data, (size_t)n, 0);
+    if (st == STRUX_OK && !root) st = strux_hierarchy_unpack(&b, &h);
+    if (st == STRUX_OK) st = strux_task_hierarchy_use_hierarchy(r->task, h);
+    strux_hierarchy_destroy(&h);
+    strux_blob_free(&b);
+    return strux_comm_agree(r->comm, st);
+}
+
 static strux_status set_up(train_run *r)
 {
     strux_comm_set_phase(r->comm, "set-up");
-    strux_status st = strux_task_create(&r->opt.task, &r->task);
-    if (st == STRUX_OK) st = strux_task_check(r->task, r->train);
+    STRUX_TRY(strux_comm_agree(r->comm, strux_task_create(&r->opt.task, &r->task)));
+    STRUX_TRY(share_hierarchy(r));
+    strux_status st = strux_task_check(r->task, r->train);
     STRUX_TRY(strux_comm_agree(r->comm, st));
     if (strcmp(r->opt.task.type, "hierarchy") == 0) hierarchy_label_count(r);
     STRUX_TRY(task_sync(r));

@@ -7,16 +7,33 @@
  * joint objective does not rise; the dual solvers keep their dual variables, which stay feasible,
  * so the duality gap of the next solve is a valid certificate (and the solve, to solver.tol,
  * forgets the start).
- * When: the dual solvers with solver.tol > 0 after each converged solve (after_solve; the
- * driver then solves again, warm-started); otherwise (sgd, or tol = 0) after every
- * task.alpha_every epochs (after_epoch; SGD's step count runs on). The loop ends when
+ * When: sgd, or a dual solver with solver.tol = 0: after every task.alpha_every epochs
+ * (after_epoch; SGD's step count runs on); the run ends at the first update with
  * max |α′ − α| ≤ task.alpha_tol, or at solver.epochs.
+ * A dual solver with solver.tol > 0: after each solve that reaches solver.tol (after_solve; the
+ * driver then solves again, warm-started) or, whichever comes first, once task.alpha_every
+ * epochs have passed since the last update without the solve converging (after_epoch, a
+ * mid-solve update: a solve far from its tolerance must not hold α at its start for the whole
+ * run). Each mid-solve update lengthens that wait by task.alpha_every (every, 2·every,
+ * 3·every, ...; a converged solve resets it to task.alpha_every), so a solve that needs K
+ * epochs at a fixed α is interrupted about √(2K / task.alpha_every) times and then converges:
+ * updates at a fixed cadence can keep the gap above solver.tol for good (seen on
+ * tests/e2e/hier_ssvm_dual.sh's data, 400 epochs without convergence at every 5), while a
+ * doubling wait left imclef07a at 4 updates in 150 epochs, α still moving by 0.1. The run
+ * ends only after a converged solve whose update moves no α_n by more than task.alpha_tol
+ * (max |α′ − α|, the same criterion as above): the weights are then the converged solution
+ * (U = √α·V, which the rescale keeps) and α its Algorithm 5 image to task.alpha_tol; a
+ * mid-solve update never ends it. An epoch whose certificate already shows convergence leaves
+ * the update to after_solve (the certificate is of the α before the update, so one update per
+ * epoch). Otherwise the run ends at solver.epochs or solver.time_limit, with the driver's "not
+ * converged" warning.
  * The rows are replicated, so rank 0 reads every ‖V_n‖² in O(1) from the store and no allreduce
  * is needed; α′ comes from rank 0 alone, so α is bitwise identical on every rank. A node whose α
  * is 0 has U_n = 0 and gets no gradient (its features are 0): it keeps α = 0 (the path
  * constraint is ≤ 1, and 0/0 = 0 leaves the value unchanged), which keeps the dual variables
- * feasible. The hook's state (α, the update count, the record values not yet reported) rides in
- * checkpoints, so a stopped run resumes at the same round.
+ * feasible. The hook's state (α, the update count, the record values not yet reported, the
+ * epoch of the last update and the current wait) rides in checkpoints, so a stopped run
+ * resumes at the same round.
  * Record columns: alpha_change (max |α′ − α| of the update reported in this row, NaN between
  * updates) and alpha_s (its seconds: norms, Algorithm 5, broadcast, rescale). */
 #include "strux/driver.h"
@@ -32,8 +49,12 @@ struct strux_alpha_hook {
     strux_task *task;    /* borrowed */
     strux_solver *solver; /* borrowed */
     strux_model *model;  /* borrowed: the solver's answer (V) */
-    int after_solve;     /* 1: update after each converged solve; 0: every `every` epochs */
+    int after_solve;     /* 1: update after each converged solve, or `every` epochs after the
+                          * last update; 0: every `every` epochs */
     int64_t every;       /* task.alpha_every */
+    double solver_tol;   /* solver.tol (after_solve: what a converged certificate is) */
+    int64_t last;        /* epoch of the last update (0: none yet) */
+    int64_t wait;        /* after_solve: epochs without convergence before a mid-solve update */
     double tol;          /* task.alpha_tol */
     double floor;        /* task.alpha_floor: the ε guard */
     int32_t M;
@@ -86,23 +107,46 @@ static strux_status alpha_update(strux_alpha_hook *a, double *change)
     return STRUX_OK;
 }
 
+/* Does this epoch's certificate end the solve (the driver's test in strux_driver_solve)? A
+ * NaN gap (no certificate this epoch) never does. */
+static int solve_converged(const strux_alpha_hook *a, const strux_driver *d)
+{
+    const strux_certificate *c = strux_driver_last_certificate(d);
+    return c->gap <= a->solver_tol * c->primal && !c->lower_bound;
+}
+
 static strux_status alpha_after_epoch(void *ctx, strux_driver *d, int *stop)
 {
     strux_alpha_hook *a = ctx;
-    if (a->after_solve || strux_driver_epoch(d) % a->every != 0) return STRUX_OK;
+    const int64_t e = strux_driver_epoch(d);
     double change;
+    if (a->after_solve) { /* a mid-solve update; never ends the run */
+        if (e - a->last < a->wait || solve_converged(a, d)) return STRUX_OK;
+        STRUX_TRY(alpha_update(a, &change));
+        a->last = e;
+        a->wait = a->wait > INT64_MAX - a->every ? a->wait : a->wait + a->every;
+        return STRUX_OK;
+    }
+    if (e % a->every != 0) return STRUX_OK;
     STRUX_TRY(alpha_update(a, &change));
+    a->last = e;
     if (change <= a->tol) *stop = 1;
     return STRUX_OK;
 }
 
 static strux_status alpha_after_solve(void *ctx, strux_driver *d, int *done)
 {
-    (void)d;
     strux_alpha_hook *a = ctx;
     double change;
     STRUX_TRY(alpha_update(a, &change));
+    a->last = strux_driver_epoch(d);
+    a->wait = a->every; /* solves are short again: back to task.alpha_every */
     *done = change <= a->tol;
+    if (*done)
+        strux_log(STRUX_LOG_INFO,
+                  "ssvm alpha settled after epoch %lld: the solve reached solver.tol %g and the "
+                  "update moved no alpha by more than task.alpha_tol %g",
+                  (long long)a->last, a->solver_tol, a->tol);
     return STRUX_OK;
 }
 
@@ -123,6 +167,8 @@ static strux_status alpha_save(void *ctx, strux_blob *b)
     STRUX_TRY(strux_blob_put(b, &a->updates, sizeof a->updates));
     STRUX_TRY(strux_blob_put(b, &a->change, sizeof a->change));
     STRUX_TRY(strux_blob_put(b, &a->seconds, sizeof a->seconds));
+    STRUX_TRY(strux_blob_put(b, &a->last, sizeof a->last));
+    STRUX_TRY(strux_blob_put(b, &a->wait, sizeof a->wait));
     return strux_blob_put(b, a->alpha, (size_t)a->M * sizeof *a->alpha);
 }
 
@@ -137,6 +183,8 @@ static strux_status alpha_load(void *ctx, strux_blob *b)
     STRUX_TRY(strux_blob_get(b, &a->updates, sizeof a->updates, "alpha updates"));
     STRUX_TRY(strux_blob_get(b, &a->change, sizeof a->change, "alpha change"));
     STRUX_TRY(strux_blob_get(b, &a->seconds, sizeof a->seconds, "alpha seconds"));
+    STRUX_TRY(strux_blob_get(b, &a->last, sizeof a->last, "alpha last update epoch"));
+    STRUX_TRY(strux_blob_get(b, &a->wait, sizeof a->wait, "alpha mid-solve wait"));
     STRUX_TRY(strux_blob_get(b, a->alpha, (size_t)M * sizeof *a->alpha, "alpha"));
     return strux_task_hierarchy_set_alpha(a->task, a->alpha);
 }
@@ -173,6 +221,8 @@ static strux_status alpha_hook_build(strux_driver *d, strux_comm *comm, strux_ta
     a->model = m;
     a->after_solve = (strux_solver_caps(s) & STRUX_CAP_DUAL) && solver_tol > 0;
     a->every = opt->alpha_every > 0 ? opt->alpha_every : 1;
+    a->solver_tol = solver_tol;
+    a->wait = a->every;
     a->tol = opt->alpha_tol;
     a->floor = opt->alpha_floor;
     a->M = h->n_nodes;

@@ -70,7 +70,10 @@ const strux_opt_spec strux_task_opt_specs[] = {
      "hierarchy: the root's alpha (A10): free on trees with a file root, zero on DAGs and virtual "
      "roots under auto"},
     {"task.alpha_every", STRUX_OPT_INT, offsetof(strux_task_options, alpha_every), "5", 1, 1e9,
-     NULL, "hierarchy ssvm: sgd epochs between alpha updates"},
+     NULL,
+     "hierarchy ssvm: epochs between alpha updates (sgd; dual solvers with solver.tol = 0); with "
+     "solver.tol > 0 a dual solver updates alpha after each solve that reaches solver.tol, or "
+     "after this many epochs without one"},
     {"task.alpha_tol", STRUX_OPT_DOUBLE, offsetof(strux_task_options, alpha_tol), "1e-4", 0, 1,
      NULL, "hierarchy ssvm: stop when an update moves no alpha by more than this"},
     {"task.alpha_floor", STRUX_OPT_DOUBLE, offsetof(strux_task_options, alpha_floor), "1e-8", 0,

@@ -73,22 +73,16 @@ rm "$WORK/fc.hier"
 ok $? "eval with the hierarchy file gone"
 $PY - "$WORK" <<'PY'
 import sys, json, h5py, numpy as np
+sys.path.insert(0, "tests/common")
+from hier_fixture import alpha_path_sums
 w = sys.argv[1]
 ev = json.loads(open(w + "/fc.eval").read())
 last = [json.loads(l) for l in open(w + "/fc.jsonl") if l.strip()][-1]
 same = all(abs(ev[k[5:]] - v) <= 1e-6 for k, v in last.items() if k.startswith("test_"))
 f = h5py.File(w + "/fc.h5", "r")
 g = f["hierarchy"]
-ids, ptr, idx, al = g["node_id"][:], g["parent_ptr"][:], g["parent_idx"][:], g["alpha"][:]
-M = len(ids)
-kids = set(int(p) for p in idx)
-def path(n):
-    s = 0.0
-    while True:
-        s += al[n]
-        if ptr[n] == ptr[n + 1]: return s
-        n = int(idx[ptr[n]])
-sums = [path(n) for n in range(M) if n not in kids]
+ids = g["node_id"][:]
+sums = alpha_path_sums(w + "/fc.h5")
 attrs = tuple(v.decode() if isinstance(v, bytes) else v for v in (f.attrs["hierarchy"], f.attrs["hierarchy_model"], f.attrs["label_space"]))
 stop = int((ids < -1).sum())
 print(f"# eval {'equals' if same else 'differs from'} the run's test scores; {attrs}, {stop} stop "
