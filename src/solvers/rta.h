@@ -27,8 +27,12 @@ strux_status strux_rta_qp_exact(int32_t D, const double *Q, const double *b, dou
 /* Tests: switch solver s (solver.type = rta, set up) to update newton (1) or best (0) and qp exact
  * (1) or projected (0). */
 void strux_rta_solver_set_update(strux_solver *s, int newton, int exact_qp);
-/* Tests: visit local example i once with the current update (as an epoch would). */
+/* Tests: a round of local example i alone with the current update (Collective). */
 strux_status strux_rta_solver_visit(strux_solver *s, int64_t i);
+/* Tests: the epoch's order (strux_rta_solver_order), then one round over its positions [j0, j1)
+ * (Collective); *gamma = the round's combined step size. */
+void strux_rta_solver_order(strux_solver *s);
+strux_status strux_rta_solver_round(strux_solver *s, int64_t j0, int64_t j1, double *gamma);
 
 strux_status strux_solver_create_rta(strux_solver *s);
 
