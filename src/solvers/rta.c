@@ -726,6 +726,11 @@ strux_status strux_rta_solver_round(strux_solver *s, int64_t j0, int64_t j1, dou
     return STRUX_OK;
 }
 
+int strux_rta_solver_gathers(const strux_solver *s)
+{
+    return ((const rta_method *)((const dual_data *)s->data)->mdata)->gather;
+}
+
 void strux_rta_solver_order(strux_solver *s)
 {
     strux_dual_epoch_order(s, s->data);

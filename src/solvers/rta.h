@@ -33,6 +33,8 @@ strux_status strux_rta_solver_visit(strux_solver *s, int64_t i);
  * (Collective); *gamma = the round's combined step size. */
 void strux_rta_solver_order(strux_solver *s);
 strux_status strux_rta_solver_round(strux_solver *s, int64_t j0, int64_t j1, double *gamma);
+/* Tests: 1 when rounds gather the steps' block changes, 0 when they sum ΔW. */
+int strux_rta_solver_gathers(const strux_solver *s);
 
 strux_status strux_solver_create_rta(strux_solver *s);
 

@@ -6,8 +6,12 @@
  *   never beats exact and never loses to the best single direction;
  * - from one state, the Newton step (exact and projected QP) gains at least as much dual as the
  *   best-direction step, example by example;
- * - the dual never decreases: after every visit (one block, so a visit is a round's step) and
- *   from epoch to epoch, for both updates, with rounds of 3 examples and of a whole epoch;
+ * - the dual never decreases: after every visit (a round of one example) and from epoch to
+ *   epoch, for both updates, with rounds of 3 examples and of the default size;
+ * - rounds of the §6.3 variant (every example of a round steps against the same w, then one
+ *   line search on the combined step), both the gathered and the summed combination, both
+ *   updates: the dual recomputed from the blocks never decreases over a round, γ ∈ [0, 1] with
+ *   γ < 1 met, and w equals Σ_i B_i c_i rebuilt from the blocks after every round;
  * - the certificate's gap equals J(w) − D with J enumerated over all 2^L labels whenever the pass
  *   was certified (and is then not flagged a lower bound), and J − D equals the Frank-Wolfe gap
  *   Σ_i max_y [(v/W)(m + ℓ) − G0_i] of §3.6, both by enumeration;
@@ -295,7 +299,7 @@ static void test_dual_never_decreases(void **state)
     static const char *const updates[][2] = {
         {"best", "projected"}, {"newton", "projected"}, {"newton", "exact"}};
     for (int u = 0; u < 3; u++)
-        for (int64_t sync = 0; sync <= 3; sync += 3) {
+        for (int64_t sync = 0; sync <= 3; sync += 3) { /* 0: the default */
             strux_dataset *ds = synth_rows("rows", 15, 5, 6, 0, 7);
             run r;
             run_open(&r, ds, "rta", 4, 2, updates[u][0], updates[u][1], sync);
@@ -318,6 +322,58 @@ static void test_dual_never_decreases(void **state)
             run_close(&r);
             strux_dataset_destroy(&ds);
         }
+}
+
+/* ||w − Σ_i B_i c_i||² / max(1, ||w||²): the agreed weights against the blocks. */
+static double weights_vs_blocks(const strux_solver *sv)
+{
+    const dual_data *d = (const dual_data *)sv->data;
+    strux_model *sum;
+    assert_strux_ok(strux_model_create_like(d->w, &sum));
+    for (int64_t i = 0; i < sv->ds->n_local; i++)
+        strux_task_block_apply(sv->task, sv->ds, i, d->c + d->off[i], 1.0, sum);
+    assert_strux_ok(strux_model_axpy(-1.0, d->w, sum));
+    double rel = strux_model_norm2(sum) / fmax(1, strux_model_norm2(d->w));
+    strux_model_destroy(&sum);
+    return rel;
+}
+
+static void test_rounds_are_monotone(void **state)
+{
+    (void)state;
+    static const char *const updates[][2] = {{"best", "projected"}, {"newton", "projected"}};
+    int paths[2] = {0, 0};
+    for (int u = 0; u < 2; u++)
+        for (int64_t B = 2; B <= 24; B *= 12) { /* 2: gathered; 24 (the epoch): summed */
+            strux_dataset *ds = synth_rows("rows", 24, 6, 6, 0, 11);
+            run r;
+            run_open(&r, ds, "rta", 4, 3, updates[u][0], updates[u][1], B);
+            paths[strux_rta_solver_gathers(r.sv)]++;
+            int partial = 0;
+            for (int e = 0; e < 5; e++) {
+                r.sv->epoch = e;
+                strux_rta_solver_order(r.sv);
+                for (int64_t j0 = 0; j0 < ds->n_global; j0 += B) {
+                    double before = local_dual(r.sv), gamma;
+                    int64_t j1 = j0 + B < ds->n_global ? j0 + B : ds->n_global;
+                    assert_strux_ok(strux_rta_solver_round(r.sv, j0, j1, &gamma));
+                    assert_true(gamma >= 0 && gamma <= 1);
+                    partial += gamma < 1;
+                    assert_true(local_dual(r.sv) >= before - 1e-13 * fmax(1, fabs(before)));
+                    assert_true(weights_vs_blocks(r.sv) <= 1e-24);
+                }
+            }
+            print_message("# %s, rounds of %lld (%s): dual %.8g after 5 epochs, %d rounds with "
+                          "gamma < 1\n",
+                          updates[u][0], (long long)B,
+                          strux_rta_solver_gathers(r.sv) ? "gathered" : "summed",
+                          local_dual(r.sv), partial);
+            assert_true(partial > 0);
+            run_close(&r);
+            strux_dataset_destroy(&ds);
+        }
+    assert_int_equal(paths[0], 2);
+    assert_int_equal(paths[1], 2);
 }
 
 /* J(w) by enumeration, and the Frank-Wolfe gap Σ_i max_y [(v/W)(m + ℓ) − G0_i]. */
@@ -401,6 +457,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_qp_against_supports),
         cmocka_unit_test(test_newton_gains_at_least_best),
         cmocka_unit_test(test_dual_never_decreases),
+        cmocka_unit_test(test_rounds_are_monotone),
         cmocka_unit_test(test_gap_is_primal_minus_dual),
         cmocka_unit_test(test_task_without_candidates_is_refused),
     };
