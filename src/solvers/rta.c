@@ -30,8 +30,8 @@
 #define QP_KKT_TOL 1e-10
 /* solver.sync_every = 0: examples per round (chosen by bench/rta_sync.sh, README "RTA") */
 #define RTA_SYNC_DEFAULT 16
-#define RTA_REC_HEAD 4     /* doubles before a record's features: position, Δb, lin, nnz */
-#define PROGRESS_EVERY 64  /* examples between progress reports */
+#define RTA_REC_HEAD 4    /* doubles before a record's features: position, Δb, lin, nnz */
+#define PROGRESS_EVERY 64 /* examples between progress reports */
 
 typedef struct rta_method {
     int newton;        /* solver.update = newton */
@@ -65,8 +65,8 @@ typedef struct rta_method {
     double cert_rate;              /* of the last certificate pass, NaN when none this epoch */
 } rta_method;
 
-static const char *const rta_columns[] = {"cert_rate", "candidates", "inference_s", "update_s",
-                                          "gamma", NULL};
+static const char *const rta_columns[] = {"cert_rate", "candidates", "inference_s",
+                                          "update_s",  "gamma",      NULL};
 
 /* ---- the small QP ---- */
 
@@ -574,8 +574,7 @@ static strux_status combine_summed(strux_solver *s, dual_data *d, rta_method *m)
     STRUX_TRY(strux_solver_allreduce_model(s, m->dW));
     STRUX_TRY(strux_comm_allreduce_sum(s->comm, sums, 2));
     t0 = strux_time_now();
-    double gamma = round_gamma(sums[0], s->opt.lambda * strux_model_norm2(m->dW),
-                               (int64_t)sums[1]);
+    double gamma = round_gamma(sums[0], s->opt.lambda * strux_model_norm2(m->dW), (int64_t)sums[1]);
     if (gamma > 0) STRUX_TRY(strux_model_axpy(gamma, m->dW, d->w));
     apply_blocks(s, d, m, gamma);
     m->update_s += strux_time_now() - t0;

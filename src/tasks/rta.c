@@ -332,8 +332,9 @@ static strux_status query_scores(const strux_task *t, const strux_pot *pot,
 
 /* The Gram factor of y against the truth t (both packed) into f (L + |E_u| doubles). With spins
  * σ = 2b − 1, [y_e = y′_e] = (1 + σ_iσ′_i)(1 + σ_jσ′_j)/4 on e = (i, j), so coef(φ(y))·coef(φ(y′))
- * = Σ_e c_e²[y_e = y′_e] = g(y)·g(y′) with g(y) = ½·((Σ_e c_e²)^½, (Σ_{e∋k} c_e²)^½·σ_k, c_e·σ_iσ_j)
- * (§1.5: c_e at row 4e + u(y_e)); f(y) = g(y) − g(t), whose constant entry is 0 and left out. */
+ * = Σ_e c_e²[y_e = y′_e] = g(y)·g(y′) with g(y) = ½·((Σ_e c_e²)^½, (Σ_{e∋k} c_e²)^½·σ_k,
+ * c_e·σ_iσ_j) (§1.5: c_e at row 4e + u(y_e)); f(y) = g(y) − g(t), whose constant entry is 0 and
+ * left out. */
 static void gram_factor(const rta_data *d, const uint64_t *y, const uint64_t *t, double *f)
 {
     const strux_rta_trees *tr = d->tr;

@@ -366,8 +366,8 @@ static void test_rounds_are_monotone(void **state)
             print_message("# %s, rounds of %lld (%s): dual %.8g after 5 epochs, %d rounds with "
                           "gamma < 1\n",
                           updates[u][0], (long long)B,
-                          strux_rta_solver_gathers(r.sv) ? "gathered" : "summed",
-                          local_dual(r.sv), partial);
+                          strux_rta_solver_gathers(r.sv) ? "gathered" : "summed", local_dual(r.sv),
+                          partial);
             assert_true(partial > 0);
             run_close(&r);
             strux_dataset_destroy(&ds);
