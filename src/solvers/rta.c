@@ -28,8 +28,14 @@
 #include <string.h>
 
 #define QP_KKT_TOL 1e-10
-/* solver.sync_every = 0: examples per round (chosen by bench/rta_sync.sh, README "RTA") */
-#define RTA_SYNC_DEFAULT 16
+/* solver.sync_every = 0 (README "RTA", bench/rta_sync.sh): rounds start at RTA_SYNC_START
+ * examples; after each epoch they halve while the rounds' mean γ is below RTA_GAMMA_LOW (the
+ * examples' steps overlap: the combined step loses to serial ones) and double, up to
+ * RTA_SYNC_MAX, while it is above RTA_GAMMA_HIGH (the steps add up: larger rounds cost little). */
+#define RTA_SYNC_START 16
+#define RTA_SYNC_MAX 64
+#define RTA_GAMMA_LOW 0.8
+#define RTA_GAMMA_HIGH 0.95
 #define RTA_REC_HEAD 4    /* doubles before a record's features: position, Δb, lin, nnz */
 #define PROGRESS_EVERY 64 /* examples between progress reports */
 
@@ -46,8 +52,10 @@ typedef struct rta_method {
     double *a;                     /* cap: Δ_h·c_i */
     double *lam;                   /* cap */
     double *step;                  /* p: the visited example's block change */
-    int64_t B;                     /* examples per round */
-    int gather;                    /* rounds gather block changes (1) or sum ΔW (0) */
+    int64_t B;                     /* examples per round this epoch */
+    int64_t B_max;                 /* the most B can be */
+    int adapt;                     /* B follows γ (solver.sync_every = 0) */
+    int gather;                    /* this round gathers block changes (1) or sums ΔW (0) */
     int64_t p_max, nnz_max;        /* over all ranks: block size, features per example */
     double *rec;                   /* this rank's records of the round (rta_step) */
     int64_t rec_len, rec_cap;      /* doubles used, allocated (rec and all) */
@@ -60,13 +68,14 @@ typedef struct rta_method {
     double inference_s, update_s;  /* this epoch, this rank */
     int64_t steps, n_cand;         /* visits that searched, labels they weighed */
     int64_t rounds;                /* this epoch */
+    int64_t epoch_B;               /* examples per round this epoch (B may change after it) */
     double gamma_sum;              /* Σ γ over this epoch's rounds */
     int64_t cert_done, calls_done; /* the task's certified answers and calls at the epoch's end */
     double cert_rate;              /* of the last certificate pass, NaN when none this epoch */
 } rta_method;
 
-static const char *const rta_columns[] = {"cert_rate", "candidates", "inference_s",
-                                          "update_s",  "gamma",      NULL};
+static const char *const rta_columns[] = {"cert_rate", "candidates", "inference_s", "update_s",
+                                          "gamma",     "round_size", NULL};
 
 /* ---- the small QP ---- */
 
@@ -253,15 +262,24 @@ static strux_status grow(rta_method *m, int32_t D)
     return STRUX_OK;
 }
 
-/* Round buffers: B examples per round; records of RTA_REC_HEAD + 2·nnz_max + p_max doubles; the
- * gathered path when a round's records are smaller than ΔW (and its B×B Gram no larger). */
+/* Rounds of B examples gather their records (RTA_REC_HEAD + 2·nnz_max + p_max doubles each) when
+ * these are fewer doubles than ΔW and the B×B Gram is no larger; otherwise they sum ΔW. */
+static int gathers(const dual_data *d, const rta_method *m, int64_t B)
+{
+    double n_w = (double)strux_model_n_w(d->w);
+    double rec = (double)(RTA_REC_HEAD + 2 * m->nnz_max + m->p_max);
+    return (double)B * rec < n_w && (double)B * (double)B <= n_w;
+}
+
+/* Round buffers for up to B_max examples per round, for the combinations B ≤ B_max can use. */
 static strux_status rounds_setup(strux_solver *s, dual_data *d, rta_method *m, int64_t p_max)
 {
     const strux_dataset *ds = s->ds;
     int64_t n = ds->n_global;
-    m->B = s->opt.sync_every > 0 ? s->opt.sync_every : RTA_SYNC_DEFAULT;
-    m->B = m->B < n ? m->B : n;
-    if (m->B < 1) m->B = 1;
+    m->adapt = s->opt.sync_every == 0;
+    m->B_max = m->adapt ? RTA_SYNC_MAX : s->opt.sync_every;
+    m->B_max = m->B_max < n ? m->B_max : n;
+    m->B = m->adapt && RTA_SYNC_START < m->B_max ? RTA_SYNC_START : m->B_max;
     double mx[2] = {(double)p_max, 0};
     for (int64_t i = 0; i < ds->n_local; i++) {
         double nnz = (double)(ds->x.ptr[i + 1] - ds->x.ptr[i]);
@@ -270,20 +288,19 @@ static strux_status rounds_setup(strux_solver *s, dual_data *d, rta_method *m, i
     STRUX_TRY(strux_comm_allreduce_max(s->comm, mx, 2));
     m->p_max = (int64_t)mx[0];
     m->nnz_max = (int64_t)mx[1];
-    double n_w = (double)strux_model_n_w(d->w), B = (double)m->B;
-    double rec = (double)(RTA_REC_HEAD + 2 * m->nnz_max + m->p_max);
-    m->gather = B * rec < n_w && B * B <= n_w;
-    m->rec_cap = m->B * (RTA_REC_HEAD + (m->gather ? 2 * m->nnz_max : 0) + m->p_max);
+    int64_t B = m->B_max, gB = B; /* gathered rounds of up to gB examples */
+    while (gB > 0 && !gathers(d, m, gB))
+        gB--;
+    m->rec_cap = B * (RTA_REC_HEAD + 2 * m->nnz_max + m->p_max);
     STRUX_TRY(strux_alloc_array(&m->rec, (size_t)m->rec_cap + 1, sizeof *m->rec));
-    if (m->gather) {
+    if (gB > 0) {
         STRUX_TRY(strux_alloc_array(&m->all, (size_t)m->rec_cap + 1, sizeof *m->all));
-        STRUX_TRY(strux_alloc_array(&m->at, (size_t)m->B, sizeof *m->at));
-        STRUX_TRY(strux_csr_alloc(&m->xr, m->B, ds->x.n_cols, m->B * m->nnz_max + 1));
-        STRUX_TRY(strux_alloc_array(&m->Cr, (size_t)(m->B * m->p_max) + 1, sizeof *m->Cr));
-        STRUX_TRY(strux_alloc_array(&m->Gr, (size_t)(m->B * m->B), sizeof *m->Gr));
-    } else {
-        STRUX_TRY(strux_model_create_like(d->w, &m->dW));
+        STRUX_TRY(strux_alloc_array(&m->at, (size_t)gB, sizeof *m->at));
+        STRUX_TRY(strux_csr_alloc(&m->xr, gB, ds->x.n_cols, gB * m->nnz_max + 1));
+        STRUX_TRY(strux_alloc_array(&m->Cr, (size_t)(gB * m->p_max) + 1, sizeof *m->Cr));
+        STRUX_TRY(strux_alloc_array(&m->Gr, (size_t)(gB * gB), sizeof *m->Gr));
     }
+    if (gB < B) STRUX_TRY(strux_model_create_like(d->w, &m->dW));
     return STRUX_OK;
 }
 
@@ -589,6 +606,7 @@ static strux_status rta_round(strux_solver *s, dual_data *d, int64_t j0, int64_t
     const strux_dataset *ds = s->ds;
     strux_status st = STRUX_OK;
     m->rec_len = 0;
+    m->gather = gathers(d, m, j1 - j0);
     for (int64_t j = j0; j < j1 && st == STRUX_OK; j++) {
         int64_t i = d->perm[j] - ds->first;
         if (i >= 0 && i < ds->n_local) st = rta_step(s, d, i, j);
@@ -614,8 +632,14 @@ static strux_status rta_epoch(strux_solver *s)
     m->steps = m->n_cand = m->rounds = 0;
     m->cert_rate = NAN;
     strux_dual_epoch_order(s, d);
+    m->epoch_B = m->B;
     for (int64_t j0 = 0; j0 < n; j0 += m->B)
         STRUX_TRY(rta_round(s, d, j0, j0 + m->B < n ? j0 + m->B : n));
+    if (m->adapt) { /* the next epoch's rounds (RTA_SYNC_START) */
+        double g = m->gamma_sum / (double)m->rounds;
+        if (g < RTA_GAMMA_LOW && m->B > 1) m->B /= 2;
+        if (g > RTA_GAMMA_HIGH && 2 * m->B <= m->B_max) m->B *= 2;
+    }
     STRUX_TRY(strux_comm_agree(s->comm, strux_model_status(d->w)));
     int64_t bad = strux_model_find_non_finite(d->w); /* agreed weights: every rank sees it */
     STRUX_CHECK(bad < 0, STRUX_ERR_NUMERIC, "weight %lld is not finite after epoch %lld",
@@ -655,6 +679,7 @@ static strux_status rta_metrics(strux_solver *s, double *values)
     values[2] = t[0];
     values[3] = t[1];
     values[4] = m->rounds > 0 ? m->gamma_sum / (double)m->rounds : NAN;
+    values[5] = (double)m->epoch_B;
     return STRUX_OK;
 }
 
@@ -662,13 +687,22 @@ static strux_status rta_setup_ops(strux_solver *s)
 {
     return strux_dual_ops.setup(s);
 }
+/* The engine's state and the next epoch's round size. */
 static strux_status rta_save(const strux_solver *s, strux_blob *b)
 {
-    return strux_dual_ops.save(s, b);
+    const rta_method *m = ((const dual_data *)s->data)->mdata;
+    STRUX_TRY(strux_dual_ops.save(s, b));
+    return strux_blob_put(b, &m->B, sizeof m->B);
 }
 static strux_status rta_load(strux_solver *s, strux_blob *b)
 {
-    return strux_dual_ops.load(s, b);
+    rta_method *m = ((dual_data *)s->data)->mdata;
+    STRUX_TRY(strux_dual_ops.load(s, b));
+    STRUX_TRY(strux_blob_get(b, &m->B, sizeof m->B, "round size"));
+    STRUX_CHECK(m->B >= 1 && m->B <= m->B_max, STRUX_ERR_INPUT,
+                "the checkpoint's rounds of %lld examples are outside [1, %lld] of this run",
+                (long long)m->B, (long long)m->B_max);
+    return STRUX_OK;
 }
 static strux_status rta_save_examples(const strux_solver *s, int64_t i0, int64_t i1, strux_blob *b)
 {
@@ -727,7 +761,9 @@ strux_status strux_rta_solver_round(strux_solver *s, int64_t j0, int64_t j1, dou
 
 int strux_rta_solver_gathers(const strux_solver *s)
 {
-    return ((const rta_method *)((const dual_data *)s->data)->mdata)->gather;
+    const dual_data *d = s->data;
+    const rta_method *m = d->mdata;
+    return gathers(d, m, m->B);
 }
 
 void strux_rta_solver_order(strux_solver *s)
