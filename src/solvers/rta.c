@@ -51,6 +51,7 @@ typedef struct rta_method {
     double *db;                    /* cap: b(y_h) − b_i */
     double *a;                     /* cap: Δ_h·c_i */
     double *lam;                   /* cap */
+    int32_t D, truth;              /* directions of the last Newton model, the truth's index */
     double *step;                  /* p: the visited example's block change */
     int64_t B;                     /* examples per round this epoch */
     int64_t B_max;                 /* the most B can be */
@@ -375,8 +376,10 @@ static strux_status best_step(strux_solver *s, dual_data *d, rta_method *m, int6
  *     d_h·d_h′ = κ²·f_h·f_h′ + κ·(a_h + a_h′) + ||c_i||²,   a_h = Δ_h·c_i,
  * from the task's Gram factors f (dsyrk in L + |E_u| rather than 4|E_u| dimensions) and a_h as a
  * score of y_h under c_i; the step Σ λ_h d_h = −κ Σ λ_h Δ_h − (Σλ)·c_i. */
-static strux_status newton_step(strux_solver *s, dual_data *d, rta_method *m, int64_t i, int64_t p,
-                                double G0, double scale, double curv, double *db, int *took)
+/* The Newton model of the step (b, Q of §3.5) over the candidates and the truth: m->bq, m->Q,
+ * m->db for D = m->D directions, the truth's at m->truth. */
+static strux_status newton_model(strux_solver *s, dual_data *d, rta_method *m, int64_t i, int64_t p,
+                                 double G0, double scale, double curv)
 {
     const strux_candidates *c = &m->cand;
     double v = strux_dataset_weight(s->ds, i), kappa = v / (s->opt.lambda * d->n);
@@ -385,7 +388,6 @@ static strux_status newton_step(strux_solver *s, dual_data *d, rta_method *m, in
     at_c.s = (double *)ci;
     double a_truth = strux_task_score(s->task, &at_c, &d->truth);
     int32_t n = c->n, D = n, truth = -1;
-    *took = 0;
     for (int32_t h = 0; h < n && truth < 0; h++)
         if (strux_label_equal(&c->y[h], &d->truth)) truth = h;
     if (truth < 0) truth = D++; /* the truth's corner (0, 0): d = −c_i */
@@ -400,7 +402,6 @@ static strux_status newton_step(strux_solver *s, dual_data *d, rta_method *m, in
         m->db[n] = -d->b[i];
         m->bq[n] = -G0;
     }
-    m->n_cand += D - n; /* the truth, when added, counts as a candidate */
     strux_gram_cols(c->dim, n, kappa * kappa, c->f, m->G);
     double ci2 = strux_nrm2sq(p, ci);
     for (int32_t h = 0; h < D; h++)
@@ -408,6 +409,21 @@ static strux_status newton_step(strux_solver *s, dual_data *d, rta_method *m, in
             double g = h < n && k < n ? m->G[(int64_t)h * n + k] : 0;
             m->Q[(int64_t)h * D + k] = curv * (g + kappa * (m->a[h] + m->a[k]) + ci2);
         }
+    m->D = D;
+    m->truth = truth;
+    return STRUX_OK;
+}
+
+static strux_status newton_step(strux_solver *s, dual_data *d, rta_method *m, int64_t i, int64_t p,
+                                double G0, double scale, double curv, double *db, int *took)
+{
+    const strux_candidates *c = &m->cand;
+    double kappa = strux_dataset_weight(s->ds, i) / (s->opt.lambda * d->n);
+    const double *ci = d->c + d->off[i];
+    *took = 0;
+    STRUX_TRY(newton_model(s, d, m, i, p, G0, scale, curv));
+    int32_t n = c->n, D = m->D, truth = m->truth;
+    m->n_cand += D - n; /* the truth, when added, counts as a candidate */
     if (m->exact_qp) {
         double kkt;
         STRUX_TRY(strux_rta_qp_exact(D, m->Q, m->bq, m->lam, &kkt));
@@ -429,6 +445,22 @@ static strux_status newton_step(strux_solver *s, dual_data *d, rta_method *m, in
     return STRUX_OK;
 }
 
+/* Example i's candidates at w (m->cand), its block shape, G0 = b_i − λ·c_i·(B_i^T w) and the
+ * curvature λ·||x_i||² of its steps. */
+static strux_status search(strux_solver *s, dual_data *d, rta_method *m, int64_t i,
+                           strux_block_shape *bs, double *G0, double *curv)
+{
+    STRUX_TRY(strux_dual_potentials(s, d, i));
+    strux_query q = strux_query_dir(1, 1); /* a·m + b·ℓ: the margin-rescaled violation */
+    STRUX_TRY(strux_task_candidates(s->task, &d->pot, &d->truth, &q, m->newton,
+                                    !m->newton && m->exclude_truth, &m->cand));
+    *bs = strux_task_block_shape(s->task, s->ds, i);
+    strux_task_block_gram(s->ds, bs, i, d->X);
+    *G0 = d->b[i] - s->opt.lambda * strux_dot(bs->p, d->c + d->off[i], d->pot.s);
+    *curv = s->opt.lambda * d->X[0];
+    return STRUX_OK;
+}
+
 /* Example i (at position j of the epoch's order) steps against the agreed w; its step goes into
  * the round's records: [j, Δb_i, lin_i, nnz, the nnz columns and values of x_i (gathered rounds
  * only), Δc_i], with lin_i = Δb_i − λ·Δc_i·(B_i^T w) its share of the combined step's slope. */
@@ -437,19 +469,13 @@ static strux_status rta_step(strux_solver *s, dual_data *d, int64_t i, int64_t j
     rta_method *m = d->mdata;
     double v = strux_dataset_weight(s->ds, i);
     if (!(v > 0)) return STRUX_OK; /* its loss weighs nothing: the block stays 0 */
-    double t0 = strux_time_now();
-    STRUX_TRY(strux_dual_potentials(s, d, i));
-    strux_query q = strux_query_dir(1, 1); /* a·m + b·ℓ: the margin-rescaled violation */
-    STRUX_TRY(strux_task_candidates(s->task, &d->pot, &d->truth, &q, m->newton,
-                                    !m->newton && m->exclude_truth, &m->cand));
+    double t0 = strux_time_now(), G0, curv, db = 0;
+    strux_block_shape bs;
+    STRUX_TRY(search(s, d, m, i, &bs, &G0, &curv));
     double t1 = strux_time_now();
     m->inference_s += t1 - t0;
     m->steps++;
     m->n_cand += m->cand.n;
-    strux_block_shape bs = strux_task_block_shape(s->task, s->ds, i);
-    strux_task_block_gram(s->ds, &bs, i, d->X);
-    double G0 = d->b[i] - s->opt.lambda * strux_dot(bs.p, d->c + d->off[i], d->pot.s);
-    double curv = s->opt.lambda * d->X[0], db = 0;
     int took;
     STRUX_TRY(m->newton ? newton_step(s, d, m, i, bs.p, G0, v / d->n, curv, &db, &took)
                         : best_step(s, d, m, i, bs.p, G0, v / d->n, curv, &db, &took));
@@ -756,6 +782,18 @@ strux_status strux_rta_solver_round(strux_solver *s, int64_t j0, int64_t j1, dou
     double before = m->gamma_sum;
     STRUX_TRY(rta_round(s, d, j0, j1));
     *gamma = m->gamma_sum - before;
+    return STRUX_OK;
+}
+
+strux_status strux_rta_solver_model(strux_solver *s, int64_t i, strux_rta_model *out)
+{
+    dual_data *d = s->data;
+    rta_method *m = d->mdata;
+    strux_block_shape bs;
+    double G0, curv;
+    STRUX_TRY(search(s, d, m, i, &bs, &G0, &curv));
+    STRUX_TRY(newton_model(s, d, m, i, bs.p, G0, strux_dataset_weight(s->ds, i) / d->n, curv));
+    *out = (strux_rta_model){.D = m->D, .truth = m->truth, .y = m->cand.y, .b = m->bq, .Q = m->Q};
     return STRUX_OK;
 }
 
