@@ -10,7 +10,8 @@
 #    rounds' mean step gamma in (0, 1]; the dual never decreases from epoch to epoch; newton ends
 #    with a dual at least best's;
 #  - solver.type = rta with task.type = multilabel is refused before any data is read, exit 2,
-#    naming the flag; a solver.update outside newton|best likewise.
+#    naming the flag; solver.update, solver.qp, solver.sync_every, task.tree_sampler and
+#    task.tree_seed outside their ranges likewise, naming the key and its range.
 . tests/common/tap.sh
 D=$STRUX_DATA/yeast
 COMMON=(--quiet --set task.type=rta --set task.trees=5 --set task.kbest=4 --set solver.type=rta
@@ -77,7 +78,10 @@ done
 
 expect_fail 2 "flag candidates" "solver.type = rta with task.type = multilabel is refused" -- \
     "$STRUX" train configs/yeast.ini --quiet --set solver.type=rta --set data.train=/nonexistent
-expect_fail 2 "solver.update" "solver.update outside newton|best is refused" -- \
-    "$STRUX" train configs/yeast.ini --quiet --set task.type=rta --set solver.type=rta \
-    --set solver.update=fast --set data.train=/nonexistent
+for kv in solver.update=fast solver.qp=fast solver.sync_every=-1 task.tree_sampler=prufer \
+    task.tree_seed=-1; do
+    expect_fail 2 "${kv%%=*} = .*(not one of|outside)" "$kv is refused before data is read" -- \
+        "$STRUX" train configs/yeast.ini --quiet --set task.type=rta --set solver.type=rta \
+        --set "$kv" --set data.train=/nonexistent
+done
 exit $TAP_FAILED
