@@ -1,26 +1,37 @@
 /* solvers/rta.c - the marginal-dual conditional gradient of random spanning-tree approximation
- * (specs/rta.md §3.2-3.6), a method of the dual block engine (dual.h) for tasks that hand out
- * candidate lists (flag candidates: task.type = rta).
+ * (specs/rta.md §3.2-3.6) for tasks that hand out candidate lists (flag candidates: task.type =
+ * rta), on the dual block engine's storage, certificate and checkpoints (dual.h) with rounds of
+ * its own (the issue's §6.3 variant).
  * Frame: example i's dual block c_i and loss share b_i are the engine's. A label y is the corner
  * c(y) = −(v/(λW))·coef(φ(x_i, y) − φ(x_i, y_i)), b(y) = (v/W)·ℓ(y, y_i), so c_i, b_i are the
  * union-edge marginals of one α_i (§3.2: μ kept once, on union edges, no per-tree copies), and the
  * truth's corner is (0, 0). Towards a corner h the dual gains, to first order,
  *     b_h = (v/W)·(m(y_h) + ℓ(y_h, y_i)) − G0,   G0 = b_i − λ·c_i·(B_iᵀw)
  * (the candidate values of strux_task_candidates with a = b = 1), and the curvature of a step
- * Σ_h λ_h d_h, d_h = c(y_h) − c_i, is λσ′·||x_i||²·|Σ λ_h d_h|² (σ′: the CoCoA+ scaling).
+ * Σ_h λ_h d_h, d_h = c(y_h) − c_i, is λ·||x_i||²·|Σ λ_h d_h|².
  * - solver.update = best (§3.4): the best candidate of the ensemble argmax (early stop; without
  *   the truth when solver.exclude_truth) or the truth when that gains more (A11), exact line
  *   search.
- * - solver.update = newton (§3.5): every distinct candidate of the n lists plus the truth, Z =
- *   [d_h], Q = λσ′·||x_i||²·ZᵀZ (dsyrk), λ from the small QP over λ ≥ 0, Σλ ≤ 1 (solver.qp), the
- *   step Zλ (dgemv).
+ * - solver.update = newton (§3.5): every distinct candidate of the n lists plus the truth,
+ *   Q = λ·||x_i||²·[d_h·d_h′] formed from the task's Gram factors (dsyrk in L + |E_u| rather than
+ *   4|E_u| dimensions, newton_model), λ from the small QP over λ ≥ 0, Σλ ≤ 1 (solver.qp).
+ * Rounds (§6.3, made rank-count invariant): the epoch's (seed, epoch)-keyed order is cut into
+ * rounds of B examples (solver.sync_every, or adapted to the rounds' γ when 0); every example of
+ * a round steps against the same agreed w (its own line search or QP, as if alone); one
+ * collective combines the steps: an allgather of the round's block changes with the examples'
+ * features (every rank then adds them in the round's order: bit-identical weights at any rank
+ * count) or, when ΔW is smaller, an allreduce of ΔW; a global exact line search on the combined
+ * step, γ = clip(lin/quad, 0, 1) with lin = Σ (Δb_i − λ·Δc_i·(B_iᵀw)) and quad = λ·||ΔW||² from
+ * reduced scalars, keeps every round monotone and scales the blocks' changes. B = 1 is the serial
+ * algorithm (γ = 1). The trajectory depends on B only, never on the rank count (no solver.blocks
+ * needed; they only place checkpoint blocks).
  * The gap of §3.6 is the engine's J(w) − D with J from the exact search; its argmax is the task's
  * ensemble argmax, so the certificate is flagged a lower bound (solver.tol does not stop on it)
- * unless every answer of the pass was certified; cert_rate is their share. Distribution is the
- * engine's CoCoA+ rounds (fixed solver.blocks: the trajectory does not depend on the rank count);
- * not the global line search of the issue's §6.3 variant. Extra record columns: cert_rate,
- * candidates (mean labels per step), inference_s and update_s (slowest rank's seconds of the
- * epoch in K-best/argmax and in the step). */
+ * unless every answer of the pass was certified; cert_rate is their share. Extra record columns:
+ * cert_rate, candidates (mean labels per step), inference_s and update_s (slowest rank's seconds
+ * of the epoch in K-best/argmax and in the steps and their combination), gamma (the rounds' mean
+ * γ) and round_size (B of the epoch). Not here: the kernel mode of §6.3, the spec's c_e/n edge
+ * weights in the regulariser (A7; every union-edge row is regularised once). */
 #include "rta.h"
 
 #include <math.h>
