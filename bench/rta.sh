@@ -1,17 +1,19 @@
 # bench/rta.sh - the rta solver (issue 17): Newton against best direction, and np 2 against np 1.
 # For every set of SETS, update of UPDATES, n of NS and K of KS: configs/SET_rta.ini (lambda from
-# bench/rta_validate.sh) trained for at most the set's epoch cap (EPOCHS_<set>, defaults below:
-# the machine is shared, so the runs are short and the numbers are where the runs stopped, not
-# optima), solver.tol = 0, a certificate every epoch, solver.blocks = 2 (the same trajectory at
-# np 1 and 2), at every np of NPS. Prints, per run: seconds per epoch at each np (mean of epochs
-# 2..E; epoch 1 alone when E = 1) and their ratio, the shares of inference (K-best and argmax),
-# update (QP, BLAS, weight updates) and communication in the epochs' time, the last certificate
-# pass's cert_rate, the final dual, relative gap (gap / primal, a lower bound when cert_rate < 1),
-# epochs and training seconds until the relative gap first reached 1e-2 ("—" if not within the
-# cap), and the held-out test Hamming loss, 0/1 error (1 − subset accuracy), micro-F1 and
-# cert_rate of the final model. The metrics logs go to $BENCH_OUT (default out/bench/rta) for
-# scripts/plot-metrics. Target (issue 17): np 2 at least 1.6x faster per epoch than np 1 on enron
-# with n = 20, K = 10.
+# bench/rta_validate.sh) trained for at most the set's epoch cap (EPOCHS_<set>, defaults below)
+# and at most TIME_LIMIT training seconds (solver.time_limit; 0: none), solver.tol = 0, a
+# certificate every epoch, the default rounds (solver.sync_every = 0: the trajectory is the same
+# at every np), at every np of NPS. The machine is shared, so the numbers are where the runs
+# stopped, not optima. Prints, per run: seconds per epoch at each np (mean of epochs 2..E,
+# certificates excluded; epoch 1 alone when E = 1) and their ratio, the shares of inference
+# (K-best and argmax), update (QP, BLAS, weight updates) and communication in the epochs' time,
+# the last certificate pass's cert_rate, the final dual, relative gap (gap / primal, a lower
+# bound when cert_rate < 1), epochs and training seconds until the relative gap first reached
+# 1e-2 ("—" if not within the cap), the last epoch's round size, and the held-out test Hamming
+# loss, 0/1 error (1 − subset accuracy), micro-F1 and cert_rate of the final model. The metrics
+# logs go to $BENCH_OUT (default out/bench/rta) for scripts/plot-metrics. Target (issue 17): np 2
+# at least 1.6x faster per epoch than np 1 on enron with n = 20, K = 10:
+#   SETS=enron UPDATES=newton NS=20 KS=10 EPOCHS_enron=4 bench/run rta
 set -u
 OUT=${BENCH_OUT:-out/bench/rta}
 mkdir -p "$OUT"
@@ -21,6 +23,7 @@ UPDATES=${UPDATES:-"newton best"}
 NS=${NS:-"5 10 20"}
 KS=${KS:-"1 10"}
 NPS=${NPS:-"1 2"}
+TIME_LIMIT=${TIME_LIMIT:-0}
 cap() { # epoch cap per set
     local v="EPOCHS_$1"
     case $1 in
@@ -29,8 +32,8 @@ cap() { # epoch cap per set
     esac
 }
 
-echo "| set | update | n | K | epochs | s/epoch$(for np in $NPS; do printf ' np%s |' $np; done | sed 's/|$//') | speed-up | inference | update | comm | cert_rate | dual | rel. gap | epochs to 1e-2 | s to 1e-2 | test Hamming | test 0/1 | test micro-F1 | test cert_rate |"
-echo "|---|---|---|---|---|$(for np in $NPS; do printf -- '---|'; done)---|---|---|---|---|---|---|---|---|---|---|---|---|"
+echo "| set | update | n | K | epochs | s/epoch$(for np in $NPS; do printf ' np%s |' $np; done | sed 's/|$//') | speed-up | inference | update | comm | cert_rate | dual | rel. gap | epochs to 1e-2 | s to 1e-2 | round | test Hamming | test 0/1 | test micro-F1 | test cert_rate |"
+echo "|---|---|---|---|---|$(for np in $NPS; do printf -- '---|'; done)---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 for set in $SETS; do
     E=$(cap "$set")
     for u in $UPDATES; do
@@ -42,7 +45,7 @@ for set in $SETS; do
                     $MPI -np "$np" "$STRUX" train "configs/${set}_rta.ini" --quiet \
                         --set solver.update=$u --set task.trees=$n --set task.kbest=$K \
                         --set solver.epochs="$E" --set solver.tol=0 --set solver.certify_every=1 \
-                        --set solver.blocks=2 --set output.eval_every=0 \
+                        --set solver.time_limit="$TIME_LIMIT" --set output.eval_every=0 \
                         --set output.model="$OUT/$tag.h5" --set output.metrics="$OUT/$tag.jsonl" \
                         >"$OUT/$tag.test.json" 2>"$OUT/$tag.err" ||
                         { echo "failed: $tag"; cat "$OUT/$tag.err"; exit 1; }
@@ -51,11 +54,12 @@ for set in $SETS; do
                 /usr/bin/python3 - "$set" "$u" "$n" "$K" "${tags[@]}" <<'PY'
 import json, sys
 set_, u, n, K, *tags = sys.argv[1:]
-def per_epoch(rows):
-    t = [r["time_s"] for r in rows]
+def per_epoch(rows):  # training seconds of epochs 2..E: inference, update and communication
+    t = [r["inference_s"] + r["update_s"] for r in rows]
+    c = [r["comm_s"] for r in rows]
     if len(t) == 1:
-        return t[0]
-    return (t[-1] - t[0]) / (len(t) - 1)
+        return t[0] + c[0]
+    return (sum(t[1:]) + c[-1] - c[0]) / (len(t) - 1)
 runs = [[json.loads(l) for l in open(t + ".jsonl")] for t in tags]
 spe = [per_epoch(r) for r in runs]
 rows = runs[0]
@@ -72,7 +76,7 @@ cells = [set_, u, n, K, str(len(rows))] + [f"{s:.3g}" for s in spe] + [
     speed, f"{inf:.0%}", f"{upd:.0%}", f"{comm:.0%}", f"{last['cert_rate']:.3f}",
     f"{last['dual']:.5g}", f"{rel[-1]:.3g}",
     str(rows[hit]["epoch"]) if hit is not None else "—",
-    f"{rows[hit]['time_s']:.3g}" if hit is not None else "—",
+    f"{rows[hit]['time_s']:.3g}" if hit is not None else "—", str(int(last["round_size"])),
     f"{test['hamming_loss']:.4f}", f"{1 - test['subset_accuracy']:.4f}",
     f"{test['micro_f1']:.4f}", f"{test['cert_rate']:.3f}"]
 print("| " + " | ".join(cells) + " |")

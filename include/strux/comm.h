@@ -41,6 +41,11 @@ strux_status strux_comm_allreduce_sum(strux_comm *c, double *buf, int64_t n);
 strux_status strux_comm_allreduce_sum_float(strux_comm *c, float *buf, int64_t n);
 strux_status strux_comm_allreduce_sum_i64(strux_comm *c, int64_t *buf, int64_t n);
 strux_status strux_comm_allreduce_max(strux_comm *c, double *buf, int64_t n);
+/* Concatenate every rank's n doubles of buf on every rank, in rank order, into out (room for cap
+ * doubles); *n_out = the total. STRUX_ERR_MPI on every rank when the total exceeds cap or one MPI
+ * message. Collective. */
+strux_status strux_comm_allgather(strux_comm *c, const double *buf, int64_t n, double *out,
+                                  int64_t cap, int64_t *n_out);
 /* Broadcast bytes from root. Collective. */
 strux_status strux_comm_bcast(strux_comm *c, void *buf, size_t bytes, int root);
 /* Concatenate every rank's bytes on root in rank order. On root *out (allocated with strux_alloc,

@@ -167,8 +167,11 @@ strux_status strux_task_add_delta(const strux_task *t, const strux_dataset *ds, 
  * ban list), each once, with its value a·m(y) + b·g(y) + c·|y|. With all = 0 the inference may
  * stop as soon as it can certify its best; with all = 1 every label it can produce is returned
  * (the Newton update's set). exclude_truth leaves y_i out. certified = 1 when the best value is
- * the maximum over every label (y_i excepted when excluded). The buffers grow as needed; free
- * them with strux_candidates_free. Counted as an oracle call. */
+ * the maximum over every label (y_i excepted when excluded). With all = 1 the task also writes
+ * each label's Gram factor: dim values f(y) with coef(φ(x_i, y) − φ(x_i, y_i))·coef(φ(x_i, y′) −
+ * φ(x_i, y_i)) = f(y)·f(y′) (block coefficients, task.h "Dual blocks"), so a step over all of
+ * them forms its Gram matrix in dim rather than block-size dimensions (f(y_i) = 0). The buffers
+ * grow as needed; free them with strux_candidates_free. Counted as an oracle call. */
 typedef struct strux_candidates {
     int32_t n;      /* distinct labels */
     int32_t cap;    /* labels allocated */
@@ -176,6 +179,9 @@ typedef struct strux_candidates {
     int certified;  /* the best is the exact maximiser */
     double *value;  /* n values a·m(y) + b·g(y) + c·|y| */
     strux_label *y; /* n labels */
+    int32_t dim;    /* Gram factor length (all = 1), 0 otherwise */
+    double *f;      /* n × dim Gram factors, row h = f(y_h) */
+    int64_t f_cap;  /* doubles allocated in f */
 } strux_candidates;
 strux_status strux_task_candidates(strux_task *t, const strux_pot *pot, const strux_label *truth,
                                    const strux_query *q, int all, int exclude_truth,

@@ -272,6 +272,8 @@ struct strux_comm {
     int we_initialised; /* MPI_Init was called here, so finalize calls MPI_Finalize */
     double seconds;     /* time inside collectives */
     int64_t bytes;      /* bytes this rank contributed to collectives (0 at one rank) */
+    int64_t *gather_n;  /* size: per-rank counts of strux_comm_allgather (allocated at first use) */
+    int *gather_counts, *gather_displs; /* size: the same as MPI ints */
 };
 
 static strux_status mpi_error(int rc, const char *what, const char *file, int line,
@@ -354,6 +356,9 @@ void strux_comm_finalize(strux_comm **c)
     if (watch.comm != MPI_COMM_NULL) MPI_Comm_free(&watch.comm);
     pthread_mutex_unlock(&watch.lock);
     MPI_Comm_free(&(*c)->comm);
+    strux_free(&(*c)->gather_n);
+    strux_free(&(*c)->gather_counts);
+    strux_free(&(*c)->gather_displs);
     int we = (*c)->we_initialised;
     strux_free(c);
     if (we) MPI_Finalize();
@@ -502,6 +507,34 @@ strux_status strux_comm_gather_bytes(strux_comm *c, const void *buf, size_t byte
     *n_out = st == STRUX_OK && c->rank == root ? total : 0;
     c->seconds += strux_time_now() - t0;
     return st;
+}
+
+strux_status strux_comm_allgather(strux_comm *c, const double *buf, int64_t n, double *out,
+                                  int64_t cap, int64_t *n_out)
+{
+    double t0 = strux_time_now();
+    if (!c->gather_n) {
+        STRUX_TRY(strux_alloc_array(&c->gather_n, (size_t)c->size, sizeof *c->gather_n));
+        STRUX_TRY(strux_alloc_array(&c->gather_counts, (size_t)c->size, sizeof(int)));
+        STRUX_TRY(strux_alloc_array(&c->gather_displs, (size_t)c->size, sizeof(int)));
+    }
+    MPI_TRY(MPI_Allgather(&n, 1, MPI_INT64_T, c->gather_n, 1, MPI_INT64_T, c->comm));
+    int64_t total = 0;
+    for (int r = 0; r < c->size; r++) {
+        c->gather_displs[r] = (int)(total < INT_MAX ? total : 0);
+        c->gather_counts[r] = (int)(c->gather_n[r] < INT_MAX ? c->gather_n[r] : 0);
+        total += c->gather_n[r];
+    }
+    /* every rank sees the same counts, so all refuse together (no rank waits in the Allgatherv) */
+    STRUX_CHECK(total <= cap && total <= INT_MAX, STRUX_ERR_MPI,
+                "allgather of %lld doubles exceeds its buffer (%lld) or one MPI message",
+                (long long)total, (long long)cap);
+    MPI_TRY(MPI_Allgatherv(buf, (int)n, MPI_DOUBLE, out, c->gather_counts, c->gather_displs,
+                           MPI_DOUBLE, c->comm));
+    *n_out = total;
+    c->seconds += strux_time_now() - t0;
+    if (c->size > 1) c->bytes += n * (int64_t)sizeof *buf;
+    return STRUX_OK;
 }
 
 #define COLLECT_TAG 7 /* point-to-point tag of strux_comm_collect */

@@ -30,6 +30,7 @@ static strux_status dual_setup(strux_solver *s)
     int32_t S_max;
     d->sigma = (double)(ds->block_hi - ds->block_lo);
     STRUX_TRY(strux_comm_allreduce_sum(s->comm, &d->sigma, 1));
+    if (d->method->own_rounds) d->sigma = 1;
     d->n = ds->weight_sum;
     d->n_local = n;
     STRUX_TRY(strux_alloc_array(&d->off, (size_t)n + 1, sizeof *d->off));
@@ -52,7 +53,8 @@ static strux_status dual_setup(strux_solver *s)
         STRUX_TRY(strux_model_create_like(m, &d->wl));
     else
         d->wl = d->w;
-    if (ds->block_hi - ds->block_lo > 1) STRUX_TRY(strux_model_create_like(m, &d->acc));
+    if (ds->block_hi - ds->block_lo > 1 && !d->method->own_rounds)
+        STRUX_TRY(strux_model_create_like(m, &d->acc));
     /* the Δw_k summed in block order (strux_block_sum), so that at a fixed solver.blocks the
      * iterates are bit-identical at any rank count; dense double weights and a bounded buffer
      * only (the sparse layout syncs its non-zeros in rank order, strux_solver_allreduce_model) */
@@ -194,15 +196,20 @@ static strux_status sync_round(strux_solver *s, dual_data *d)
     return STRUX_OK;
 }
 
+void strux_dual_epoch_order(strux_solver *s, dual_data *d)
+{
+    strux_rng rng;
+    strux_rng_init(&rng, (uint64_t)s->opt.seed, DUAL_RNG_STREAM, (uint64_t)s->epoch);
+    strux_rng_permutation(&rng, d->perm, s->ds->n_global);
+}
+
 /* One pass over the data in the global order of (seed, epoch), cut into rounds of
  * solver.sync_every examples (all of them when 0), each round H local passes and a sync. */
 static strux_status dual_epoch(strux_solver *s)
 {
     dual_data *d = s->data;
     int64_t n = s->ds->n_global, B = s->opt.sync_every > 0 ? s->opt.sync_every : n;
-    strux_rng rng;
-    strux_rng_init(&rng, (uint64_t)s->opt.seed, DUAL_RNG_STREAM, (uint64_t)s->epoch);
-    strux_rng_permutation(&rng, d->perm, n);
+    strux_dual_epoch_order(s, d);
     for (int64_t j0 = 0; j0 < n; j0 += B) {
         int64_t j1 = j0 + B < n ? j0 + B : n;
         STRUX_TRY(strux_comm_agree(s->comm, local_round(s, d, j0, j1)));

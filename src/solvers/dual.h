@@ -41,6 +41,8 @@ typedef struct dual_method {
                          strux_blob *b);
     strux_status (*load)(strux_solver *s, dual_data *d, int64_t i0, int64_t i1, strux_blob *b);
     void (*destroy)(dual_data *d);
+    /* the method runs its own rounds (rta): σ′ = 1 and no CoCoA+ view or Δw slots */
+    int own_rounds;
 } dual_method;
 
 struct dual_data {
@@ -74,6 +76,8 @@ extern const struct strux_solver_ops strux_dual_ops;
 /* Create-time: remember the method (its data is created in setup). */
 strux_status strux_dual_attach(strux_solver *s, const dual_method *m);
 
+/* The epoch's global example order, keyed by (solver.seed, epoch), into d->perm. */
+void strux_dual_epoch_order(strux_solver *s, dual_data *d);
 /* Potentials of example i at wl and its truth (into d->pot, d->truth). */
 strux_status strux_dual_potentials(strux_solver *s, dual_data *d, int64_t i);
 /* The search's answer for example i (after strux_dual_potentials); xi ≥ 0 is passed to a search

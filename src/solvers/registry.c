@@ -7,8 +7,10 @@ static const char *const sgd_keys[] = {"solver.batch", "solver.average", NULL};
 #define DUAL_KEYS "solver.tol", "solver.local_passes", "solver.sync_every", "solver.blocks"
 static const char *const bcfw_keys[] = {DUAL_KEYS, "solver.weighted_average", NULL};
 static const char *const sdca_keys[] = {DUAL_KEYS, "solver.shrinking", NULL};
-static const char *const rta_keys[] = {DUAL_KEYS, "solver.update", "solver.qp",
-                                       "solver.exclude_truth", NULL};
+/* rta runs its own rounds (no CoCoA+ local passes) */
+static const char *const rta_keys[] = {"solver.tol",    "solver.sync_every", "solver.blocks",
+                                       "solver.update", "solver.qp",         "solver.exclude_truth",
+                                       NULL};
 static const char *const m3l_keys[] = {DUAL_KEYS,       "m3l.prior",   "m3l.empirical",
                                       "m3l.prior_data", "m3l.r_file",  "m3l.classes",
                                       "m3l.shrink",     "m3l.shrinking", NULL};

@@ -27,8 +27,25 @@ strux_status strux_rta_qp_exact(int32_t D, const double *Q, const double *b, dou
 /* Tests: switch solver s (solver.type = rta, set up) to update newton (1) or best (0) and qp exact
  * (1) or projected (0). */
 void strux_rta_solver_set_update(strux_solver *s, int newton, int exact_qp);
-/* Tests: visit local example i once with the current update (as an epoch would). */
+/* Tests: a round of local example i alone with the current update (Collective). */
 strux_status strux_rta_solver_visit(strux_solver *s, int64_t i);
+/* Tests: the epoch's order (strux_rta_solver_order), then one round over its positions [j0, j1)
+ * (Collective); *gamma = the round's combined step size. */
+void strux_rta_solver_order(strux_solver *s);
+strux_status strux_rta_solver_round(strux_solver *s, int64_t j0, int64_t j1, double *gamma);
+/* Tests: the Newton model of local example i at the current state (solver.update = newton): D
+ * directions d_h = c(y_h) − c_i towards the candidates y[h] and the truth (at index truth; y[truth]
+ * is the truth unless truth = D − 1 was added), the dual's slopes b_h along them and
+ * Q = λ·||x_i||²·[d_h·d_h′], so D(c_i + Σλ_h d_h) − D(c_i) = bᵀλ − ½λᵀQλ. Borrowed until the
+ * next step. */
+typedef struct strux_rta_model {
+    int32_t D, truth;
+    const strux_label *y;
+    const double *b, *Q;
+} strux_rta_model;
+strux_status strux_rta_solver_model(strux_solver *s, int64_t i, strux_rta_model *out);
+/* Tests: 1 when rounds gather the steps' block changes, 0 when they sum ΔW. */
+int strux_rta_solver_gathers(const strux_solver *s);
 
 strux_status strux_solver_create_rta(strux_solver *s);
 

@@ -48,12 +48,16 @@ const strux_opt_spec strux_solver_opt_specs[] = {
      NULL,
      "examples (over all ranks) per CoCoA+ round: an allreduce of Δw "
      "after every this many examples of the epoch's order; smaller rounds bring -np > 1 closer "
-     "to the serial trajectory at one model-sized allreduce each (0: one round per epoch)"},
+     "to the serial trajectory at one model-sized allreduce each (0: one round per epoch). rta: "
+     "every example of a round steps against the same weights, one collective combines the "
+     "steps and a line search scales them, so the trajectory depends on this value and not on "
+     "the rank count; 1 is the serial algorithm (0: rounds of 16, README \"RTA\")"},
     {"solver.blocks", STRUX_OPT_INT, offsetof(strux_solver_options, blocks), "0", 0, 1e6, NULL,
      "data blocks of the CoCoA+ rounds: the examples are cut into this many fixed blocks "
      "(balanced by non-zeros) that the ranks share whole, so at a fixed value every rank count "
      "that divides among them (np ≤ blocks) follows one trajectory and a checkpoint resumes at "
-     "any of them; 0: one block per rank (the trajectory then depends on the rank count)"},
+     "any of them; 0: one block per rank (the trajectory then depends on the rank count; rta's "
+     "does not, so there blocks only decide where a checkpoint resumes)"},
     {"solver.weighted_average", STRUX_OPT_BOOL, offsetof(strux_solver_options, weighted_average),
      "false", 0, 0, NULL,
      "export BCFW's weighted average w̄ ← (t·w̄ + 2·w)/(t + 2) over rounds t (Lacoste-Julien et "

@@ -37,6 +37,7 @@ typedef struct rta_data {
     double *ell;               /* 4|E_u| edge losses against the truth */
     double *node;              /* 2L node scores (label-size term) */
     uint64_t *bits;            /* 3·words: packed y, truth, enumeration scratch */
+    double *half_deg;          /* L: ½·(Σ_{e∋k} c_e²)^½, the label part of the Gram factor */
     int64_t n_cert, n_calls;   /* certified answers / argmax calls (oracle and predict) */
     int last_cert;             /* was the last predict certified (read by eval_add) */
 } rta_data;
@@ -65,6 +66,7 @@ static void rta_release(rta_data *d)
     strux_free(&d->ell);
     strux_free(&d->node);
     strux_free(&d->bits);
+    strux_free(&d->half_deg);
 }
 
 static void rta_destroy(strux_task *t)
@@ -86,6 +88,15 @@ static strux_status rta_setup(rta_data *d, int32_t L)
     STRUX_TRY(strux_alloc_array(&d->ell, n_e, sizeof *d->ell));
     STRUX_TRY(strux_alloc_array(&d->node, 2 * (size_t)L, sizeof *d->node));
     STRUX_TRY(strux_alloc_array(&d->bits, 3 * (size_t)d->words, sizeof *d->bits));
+    STRUX_TRY(strux_alloc_array(&d->half_deg, (size_t)L, sizeof *d->half_deg));
+    const strux_rta_trees *tr = d->tr;
+    for (int32_t e = 0; e < tr->n_edges; e++) {
+        double c2 = (double)tr->mult[e] * tr->mult[e];
+        d->half_deg[tr->ends[2 * e]] += c2;
+        d->half_deg[tr->ends[2 * e + 1]] += c2;
+    }
+    for (int32_t k = 0; k < L; k++)
+        d->half_deg[k] = 0.5 * sqrt(d->half_deg[k]);
     return STRUX_OK;
 }
 
@@ -319,10 +330,29 @@ static strux_status query_scores(const strux_task *t, const strux_pot *pot,
     return STRUX_OK;
 }
 
+/* The Gram factor of y against the truth t (both packed) into f (L + |E_u| doubles). With spins
+ * σ = 2b − 1, [y_e = y′_e] = (1 + σ_iσ′_i)(1 + σ_jσ′_j)/4 on e = (i, j), so coef(φ(y))·coef(φ(y′))
+ * = Σ_e c_e²[y_e = y′_e] = g(y)·g(y′) with g(y) = ½·((Σ_e c_e²)^½, (Σ_{e∋k} c_e²)^½·σ_k,
+ * c_e·σ_iσ_j) (§1.5: c_e at row 4e + u(y_e)); f(y) = g(y) − g(t), whose constant entry is 0 and
+ * left out. */
+static void gram_factor(const rta_data *d, const uint64_t *y, const uint64_t *t, double *f)
+{
+    const strux_rta_trees *tr = d->tr;
+    for (int32_t k = 0; k < tr->L; k++)
+        f[k] = 2 * d->half_deg[k] * (strux_rta_bit(y, k) - strux_rta_bit(t, k));
+    double *fe = f + tr->L;
+    for (int32_t e = 0; e < tr->n_edges; e++) {
+        int32_t i = tr->ends[2 * e], j = tr->ends[2 * e + 1];
+        int sy = strux_rta_bit(y, i) == strux_rta_bit(y, j) ? 1 : -1;
+        int st = strux_rta_bit(t, i) == strux_rta_bit(t, j) ? 1 : -1;
+        fe[e] = 0.5 * tr->mult[e] * (sy - st);
+    }
+}
+
 /* The candidates of q (task.h): the distinct labellings of the trees' K-best lists under the
- * query's scores (§2.2; all: no early stop, the Newton update's set of §3.5), or, when the answer
- * is not certified and 2^L ≤ n·K, every labelling (certified by enumeration, as the oracle). Value
- * of y: its combined score minus a·F(y_i). */
+ * query's scores (§2.2; all: no early stop, the Newton update's set of §3.5, with the Gram
+ * factors of gram_factor), or, when the answer is not certified and 2^L ≤ n·K, every labelling
+ * (certified by enumeration, as the oracle). Value of y: its combined score minus a·F(y_i). */
 static strux_status rta_candidates(const strux_task *t, const strux_pot *pot,
                                    const strux_label *truth, const strux_query *q, int all,
                                    int exclude_truth, strux_candidates *out)
@@ -337,7 +367,8 @@ static strux_status rta_candidates(const strux_task *t, const strux_pot *pot,
     int32_t L = d->tr->L;
     int enumerate = !res.certified && L < 31 && (INT64_C(1) << L) <= (int64_t)d->n_trees * d->K;
     int32_t n = enumerate ? (int32_t)(INT64_C(1) << L) : res.n_cand;
-    STRUX_TRY(strux_candidates_reserve(t, out, n));
+    int32_t dim = all ? L + d->tr->n_edges : 0;
+    STRUX_TRY(strux_candidates_reserve(t, out, n, dim));
     out->n = 0;
     out->best = -1;
     out->certified = enumerate ? 1 : res.certified;
@@ -355,6 +386,7 @@ static strux_status rta_candidates(const strux_task *t, const strux_pot *pot,
         int32_t j = out->n++;
         unpack(y, L, &out->y[j]);
         out->value[j] = F - base;
+        if (dim) gram_factor(d, y, bt, out->f + (int64_t)j * dim);
         if (out->best < 0 || out->value[j] > out->value[out->best]) out->best = j;
     }
     return STRUX_OK;

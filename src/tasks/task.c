@@ -286,8 +286,14 @@ strux_status strux_task_candidates(strux_task *t, const strux_pot *pot, const st
     return t->ops->candidates(t, pot, truth, q, all, exclude_truth, out);
 }
 
-strux_status strux_candidates_reserve(const strux_task *t, strux_candidates *c, int32_t n)
+strux_status strux_candidates_reserve(const strux_task *t, strux_candidates *c, int32_t n,
+                                      int32_t dim)
 {
+    c->dim = dim;
+    if ((int64_t)n * dim > c->f_cap) {
+        STRUX_TRY(strux_realloc_array(&c->f, (size_t)n * (size_t)dim, sizeof *c->f));
+        c->f_cap = (int64_t)n * dim;
+    }
     if (n <= c->cap) return STRUX_OK;
     int32_t cap = c->cap > 0 ? c->cap : 16;
     while (cap < n)
@@ -330,6 +336,7 @@ void strux_candidates_free(strux_candidates *c)
         strux_label_free(&c->y[k]);
     strux_free(&c->y);
     strux_free(&c->value);
+    strux_free(&c->f);
     *c = (strux_candidates){0};
 }
 

@@ -120,8 +120,10 @@ strux_status strux_task_create_binary(const strux_task_options *opt, strux_task 
  * creation (rta.c). */
 void strux_task_rta_certified(const strux_task *t, int64_t *certified, int64_t *calls);
 
-/* Room for n labels of t->n_labels parts in c (keeps the first c->n). */
-strux_status strux_candidates_reserve(const strux_task *t, strux_candidates *c, int32_t n);
+/* Room for n labels of t->n_labels parts in c (keeps the first c->n) and, when dim > 0, for
+ * their n × dim Gram factors (c->dim = dim). */
+strux_status strux_candidates_reserve(const strux_task *t, strux_candidates *c, int32_t n,
+                                      int32_t dim);
 
 /* The sink writing example i's φ into G (weights) or c (block coefficients); one of them NULL. */
 strux_phi strux_task_phi(const strux_task *t, const strux_dataset *ds, int64_t i, strux_model *G,

@@ -5,7 +5,8 @@
 #  - `strux eval` reports the multi-label metrics plus cert_rate in [0, 1], and with one tree every
 #    prediction is certified (cert_rate = 1);
 #  - slack rescaling with the angular search (wedge queries) is refused before any data is read,
-#    exit 2, naming the missing flag; task.trees and task.kbest outside [1, 1024] likewise.
+#    exit 2, naming the missing flag; task.trees and task.kbest outside [1, 1024] likewise;
+#  - training data with one label is an input error (exit 3) at -np 1 and 2, nothing written.
 . tests/common/tap.sh
 D=$STRUX_DATA/yeast
 COMMON=(--quiet --set task.type=rta --set task.trees=5 --set task.kbest=4 --set solver.blocks=4
@@ -69,4 +70,14 @@ for kv in task.trees=0 task.trees=1025 task.kbest=0 task.kbest=1025; do
         "$STRUX" train configs/yeast.ini --set task.type=rta --set "$kv" \
         --set data.train="$WORK/missing.svm" --set output.model="$WORK/bad.h5" \
         --set output.metrics="$WORK/bad.jsonl"
+done
+printf '0 1:0.5 2:1\n0 1:1\n' >"$WORK/one_label.svm"
+for np in 1 2; do
+    expect_fail 3 "one_label.svm: 1 label\(s\): the rta task needs at least 2 labels" \
+        "training data with one label is an input error at -np $np, nothing written" -- \
+        $MPIRUN -np $np "$STRUX" train configs/yeast.ini --quiet --set task.type=rta \
+        --set data.train="$WORK/one_label.svm" --set data.test= \
+        --set output.model="$WORK/one_label.h5" --set output.metrics="$WORK/one_label.jsonl"
+    [ ! -e "$WORK/one_label.h5" ] && [ ! -e "$WORK/one_label.jsonl" ]
+    ok $? "one label at -np $np: no model and no metrics written"
 done

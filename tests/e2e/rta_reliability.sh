@@ -33,7 +33,7 @@ for case in newton:1:TERM best:2:USR1; do
     IFS=: read -r u np sig <<<"$case"
     run=($MPIRUN -np "$np" "$STRUX" train) # no timeout(1) in front: the signal goes to mpirun
     [ "$np" -eq 1 ] && run=("$STRUX" train)
-    opts=("${COMMON[@]}" --set solver.update=$u --set solver.blocks=2 --set solver.sync_every=256)
+    opts=("${COMMON[@]}" --set solver.update=$u)
     "${run[@]}" configs/yeast.ini "${opts[@]}" --set output.model="$WORK/full_$u.h5" \
         --set output.metrics="$WORK/full_$u.jsonl" >/dev/null 2>&1
     ok $? "$u -np $np: uninterrupted run"

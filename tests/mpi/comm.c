@@ -1,6 +1,7 @@
 /* tests/mpi/comm.c - the dist layer under mpirun (run by tests/mpi/comm.sh at -np 1, 2, 4):
- * collectives against closed forms, and the error agreement: one rank's failure reaches every
- * rank with that rank's status and message. Rank 0 prints TAP lines for the whole job. */
+ * collectives (allreduce, bcast, gathers, allgather) against closed forms, and the error agreement:
+ * one rank's failure reaches every rank with that rank's status and message. Rank 0 prints TAP
+ * lines for the whole job. */
 #include "strux/comm.h"
 
 #include "mpi_check.h"
@@ -68,6 +69,21 @@ int main(int argc, char **argv)
                              : all == NULL && n_all == 0;
     mpi_check(c, st == STRUX_OK && gathered, "gather_bytes in rank order");
     strux_free(&all);
+
+    /* rank r gives r + 1 doubles 100·r + k; every rank receives them all in rank order */
+    double give[8], got[64];
+    for (int k = 0; k <= rank && k < 8; k++)
+        give[k] = 100.0 * rank + k;
+    int64_t n_got = -1;
+    st = strux_comm_allgather(c, give, rank < 8 ? rank + 1 : 8, got, 64, &n_got);
+    int in_order = st == STRUX_OK && n_got == (int64_t)size * (size + 1) / 2;
+    for (int r = 0, o = 0; in_order && r < size; o += r + 1, r++)
+        for (int k = 0; k <= r; k++)
+            in_order &= got[o + k] == 100.0 * r + k;
+    mpi_check(c, in_order, "allgather: every rank's doubles on every rank in rank order");
+    st = strux_comm_allgather(c, give, rank < 8 ? rank + 1 : 8, got, 1, &n_got);
+    mpi_check(c, size == 1 ? st == STRUX_OK : st == STRUX_ERR_MPI,
+              "allgather: a total beyond the buffer is refused on every rank, no rank hangs");
 
     char bytes[64];
     memset(bytes, 'a' + rank, sizeof bytes);

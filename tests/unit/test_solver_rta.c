@@ -4,10 +4,17 @@
  *   found by enumerating every support (and whether Σλ = 1) with a dense linear solve (D ≤ 6,
  *   positive definite Q), its KKT residual is ≤ 1e-9 of the scale also for singular Q; projected
  *   never beats exact and never loses to the best single direction;
+ * - the Newton model (§3.5, the Gram from the task's factors): the dual's slopes along every
+ *   direction equal central finite differences of the exact dual (recomputed from the blocks and
+ *   ||w||²), and D(c_i + Σλ_h d_h) − D(c_i) = bᵀλ − ½λᵀQλ for random feasible λ;
  * - from one state, the Newton step (exact and projected QP) gains at least as much dual as the
  *   best-direction step, example by example;
- * - the dual never decreases: after every visit (one block, so a visit is a round's step) and
- *   from epoch to epoch, for both updates, with rounds of 3 examples and of a whole epoch;
+ * - the dual never decreases: after every visit (a round of one example) and from epoch to
+ *   epoch, for both updates, with rounds of 3 examples and of the default size;
+ * - rounds of the §6.3 variant (every example of a round steps against the same w, then one
+ *   line search on the combined step), both the gathered and the summed combination, both
+ *   updates: the dual recomputed from the blocks never decreases over a round, γ ∈ [0, 1] with
+ *   γ < 1 met, and w equals Σ_i B_i c_i rebuilt from the blocks after every round;
  * - the certificate's gap equals J(w) − D with J enumerated over all 2^L labels whenever the pass
  *   was certified (and is then not flagged a lower bound), and J − D equals the Frank-Wolfe gap
  *   Σ_i max_y [(v/W)(m + ℓ) − G0_i] of §3.6, both by enumeration;
@@ -251,6 +258,95 @@ static void snap_free(snapshot *s)
     strux_model_destroy(&s->w);
 }
 
+/* The exact dual after example i's block moves by step (its loss share by db), the state kept. */
+static double dual_after(const strux_solver *sv, int64_t i, const double *step, double db,
+                         strux_model *tmp)
+{
+    const dual_data *d = (const dual_data *)sv->data;
+    assert_strux_ok(strux_model_copy(tmp, d->w));
+    strux_task_block_apply(sv->task, sv->ds, i, step, 1.0, tmp);
+    double sum_b = db;
+    for (int64_t k = 0; k < sv->ds->n_local; k++)
+        sum_b += d->b[k];
+    return sum_b - 0.5 * sv->opt.lambda * strux_model_norm2(tmp);
+}
+
+static void test_newton_model_matches_dual(void **state)
+{
+    (void)state;
+    strux_dataset *ds = synth_rows("rows", 14, 5, 6, 0, 17);
+    run r;
+    run_open(&r, ds, "rta", 4, 3, "newton", "projected", 1);
+    for (int e = 0; e < 2; e++)
+        assert_strux_ok(strux_solver_epoch(r.sv));
+    const dual_data *d = (const dual_data *)r.sv->data;
+    int64_t p = strux_task_block_shape(r.t, ds, 0).p, checked = 0;
+    double *dir = NULL, *step = NULL, *db = NULL, worst_fd = 0, worst_model = 0;
+    strux_model *tmp;
+    assert_strux_ok(strux_model_create_like(d->w, &tmp));
+    strux_label truth;
+    assert_strux_ok(strux_task_label_alloc(r.t, ds, &truth));
+    strux_rng rng;
+    strux_rng_init(&rng, 5, 0, 0);
+    for (int64_t i = 0; i < ds->n_local; i++) {
+        strux_rta_model nm;
+        assert_strux_ok(strux_rta_solver_model(r.sv, i, &nm));
+        assert_strux_ok(strux_task_truth(r.t, ds, i, &truth));
+        const double *ci = d->c + d->off[i];
+        assert_strux_ok(strux_realloc_array(&dir, (size_t)(nm.D * p), sizeof *dir));
+        assert_strux_ok(strux_realloc_array(&db, (size_t)nm.D, sizeof *db));
+        assert_strux_ok(strux_realloc_array(&step, (size_t)p, sizeof *step));
+        memset(step, 0, (size_t)p * sizeof *step);
+        double kappa = 1 / (r.sv->opt.lambda * d->n), D0 = dual_after(r.sv, i, step, 0, tmp);
+        for (int32_t h = 0; h < nm.D; h++) { /* d_h = −κ·coef(φ(y_h) − φ(y_i)) − c_i, densely */
+            double *col = dir + h * p;
+            memset(col, 0, (size_t)p * sizeof *col);
+            const strux_label *y = h == nm.truth ? &truth : &nm.y[h];
+            assert_strux_ok(strux_task_block_add_delta(r.t, ds, i, y, &truth, -kappa, col));
+            strux_axpy(p, -1.0, ci, col);
+            db[h] = strux_task_loss(r.t, y, &truth) / d->n - d->b[i];
+        }
+        double scale = fmax(1, fabs(D0));
+        for (int32_t h = 0; h < nm.D; h++) { /* slopes against central differences */
+            double t = 1e-3, Dp, Dm;
+            memcpy(step, dir + h * p, (size_t)p * sizeof *step);
+            strux_scal(p, t, step);
+            Dp = dual_after(r.sv, i, step, t * db[h], tmp);
+            strux_scal(p, -1.0, step);
+            Dm = dual_after(r.sv, i, step, -t * db[h], tmp);
+            worst_fd = fmax(worst_fd, fabs((Dp - Dm) / (2 * t) - nm.b[h]) / scale);
+        }
+        for (int trial = 0; trial < 4; trial++) { /* the quadratic model at random feasible λ */
+            double lam[256], sum = 0, dbl = 0;
+            assert_true(nm.D <= 256);
+            for (int32_t h = 0; h < nm.D; h++)
+                sum += lam[h] = strux_rng_uniform(&rng);
+            memset(step, 0, (size_t)p * sizeof *step);
+            for (int32_t h = 0; h < nm.D; h++) {
+                lam[h] /= sum * (1 + trial);
+                strux_axpy(p, lam[h], dir + h * p, step);
+                dbl += lam[h] * db[h];
+            }
+            double model = strux_rta_qp_value(nm.D, nm.Q, nm.b, lam);
+            double exact = dual_after(r.sv, i, step, dbl, tmp) - D0;
+            worst_model = fmax(worst_model, fabs(exact - model) / scale);
+        }
+        checked += nm.D;
+    }
+    print_message("# Newton model: %lld directions, slopes against finite differences within "
+                  "%.1e, quadratic model against the exact dual within %.1e\n",
+                  (long long)checked, worst_fd, worst_model);
+    assert_true(worst_fd <= 1e-8);
+    assert_true(worst_model <= 1e-10);
+    strux_free(&dir);
+    strux_free(&step);
+    strux_free(&db);
+    strux_label_free(&truth);
+    strux_model_destroy(&tmp);
+    run_close(&r);
+    strux_dataset_destroy(&ds);
+}
+
 static void test_newton_gains_at_least_best(void **state)
 {
     (void)state;
@@ -295,7 +391,7 @@ static void test_dual_never_decreases(void **state)
     static const char *const updates[][2] = {
         {"best", "projected"}, {"newton", "projected"}, {"newton", "exact"}};
     for (int u = 0; u < 3; u++)
-        for (int64_t sync = 0; sync <= 3; sync += 3) {
+        for (int64_t sync = 0; sync <= 3; sync += 3) { /* 0: the default */
             strux_dataset *ds = synth_rows("rows", 15, 5, 6, 0, 7);
             run r;
             run_open(&r, ds, "rta", 4, 2, updates[u][0], updates[u][1], sync);
@@ -318,6 +414,58 @@ static void test_dual_never_decreases(void **state)
             run_close(&r);
             strux_dataset_destroy(&ds);
         }
+}
+
+/* ||w − Σ_i B_i c_i||² / max(1, ||w||²): the agreed weights against the blocks. */
+static double weights_vs_blocks(const strux_solver *sv)
+{
+    const dual_data *d = (const dual_data *)sv->data;
+    strux_model *sum;
+    assert_strux_ok(strux_model_create_like(d->w, &sum));
+    for (int64_t i = 0; i < sv->ds->n_local; i++)
+        strux_task_block_apply(sv->task, sv->ds, i, d->c + d->off[i], 1.0, sum);
+    assert_strux_ok(strux_model_axpy(-1.0, d->w, sum));
+    double rel = strux_model_norm2(sum) / fmax(1, strux_model_norm2(d->w));
+    strux_model_destroy(&sum);
+    return rel;
+}
+
+static void test_rounds_are_monotone(void **state)
+{
+    (void)state;
+    static const char *const updates[][2] = {{"best", "projected"}, {"newton", "projected"}};
+    int paths[2] = {0, 0};
+    for (int u = 0; u < 2; u++)
+        for (int64_t B = 2; B <= 24; B *= 12) { /* 2: gathered; 24 (the epoch): summed */
+            strux_dataset *ds = synth_rows("rows", 24, 6, 6, 0, 11);
+            run r;
+            run_open(&r, ds, "rta", 4, 3, updates[u][0], updates[u][1], B);
+            paths[strux_rta_solver_gathers(r.sv)]++;
+            int partial = 0;
+            for (int e = 0; e < 5; e++) {
+                r.sv->epoch = e;
+                strux_rta_solver_order(r.sv);
+                for (int64_t j0 = 0; j0 < ds->n_global; j0 += B) {
+                    double before = local_dual(r.sv), gamma;
+                    int64_t j1 = j0 + B < ds->n_global ? j0 + B : ds->n_global;
+                    assert_strux_ok(strux_rta_solver_round(r.sv, j0, j1, &gamma));
+                    assert_true(gamma >= 0 && gamma <= 1);
+                    partial += gamma < 1;
+                    assert_true(local_dual(r.sv) >= before - 1e-13 * fmax(1, fabs(before)));
+                    assert_true(weights_vs_blocks(r.sv) <= 1e-24);
+                }
+            }
+            print_message("# %s, rounds of %lld (%s): dual %.8g after 5 epochs, %d rounds with "
+                          "gamma < 1\n",
+                          updates[u][0], (long long)B,
+                          strux_rta_solver_gathers(r.sv) ? "gathered" : "summed", local_dual(r.sv),
+                          partial);
+            assert_true(partial > 0);
+            run_close(&r);
+            strux_dataset_destroy(&ds);
+        }
+    assert_int_equal(paths[0], 2);
+    assert_int_equal(paths[1], 2);
 }
 
 /* J(w) by enumeration, and the Frank-Wolfe gap Σ_i max_y [(v/W)(m + ℓ) − G0_i]. */
@@ -399,8 +547,10 @@ int main(int argc, char **argv)
     if (strux_comm_init(&argc, &argv, &comm) != STRUX_OK) return 1;
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_qp_against_supports),
+        cmocka_unit_test(test_newton_model_matches_dual),
         cmocka_unit_test(test_newton_gains_at_least_best),
         cmocka_unit_test(test_dual_never_decreases),
+        cmocka_unit_test(test_rounds_are_monotone),
         cmocka_unit_test(test_gap_is_primal_minus_dual),
         cmocka_unit_test(test_task_without_candidates_is_refused),
     };

@@ -233,6 +233,54 @@ static void test_complete_lists_certify(void **state)
     strux_dataset_destroy(&ds);
 }
 
+/* The candidates' Gram factors (all = 1): f(y)·f(y′) equals coef(φ(y) − φ(y_i))·coef(φ(y′) −
+ * φ(y_i)) of the dense block vectors strux_task_block_add_delta writes, for every pair of
+ * candidates on L = 7 labels with repeated edges (n = 6); the truth's factor is 0. */
+static void test_candidate_gram_factors(void **state)
+{
+    (void)state;
+    enum { L = 7, N_EX = 5 };
+    strux_dataset *ds = synth_rows("rta_rows7", N_EX, 4, L, 0, 21);
+    strux_task *t = create(6, 5, 2, "uniform");
+    assert_strux_ok(strux_task_check(t, ds));
+    bench b;
+    bench_init(&b, t, ds, 9);
+    strux_candidates c = {0};
+    int64_t p = strux_task_block_shape(t, ds, 0).p, pairs = 0;
+    double *V = NULL, worst = 0;
+    for (int64_t i = 0; i < N_EX; i++) {
+        assert_strux_ok(strux_task_potentials(t, b.m, ds, i, &b.pot));
+        assert_strux_ok(strux_task_truth(t, ds, i, &b.truth));
+        strux_query q = strux_query_dir(1, 1);
+        assert_strux_ok(strux_task_candidates(t, &b.pot, &b.truth, &q, 1, 0, &c));
+        assert_true(c.n > 1);
+        assert_int_equal(c.dim, L + p / 4); /* the labels and the p/4 union edges */
+        assert_strux_ok(strux_realloc_array(&V, (size_t)(c.n * p), sizeof *V));
+        memset(V, 0, (size_t)(c.n * p) * sizeof *V);
+        for (int32_t h = 0; h < c.n; h++)
+            assert_strux_ok(
+                strux_task_block_add_delta(t, ds, i, &c.y[h], &b.truth, 1.0, V + h * p));
+        for (int32_t h = 0; h < c.n; h++)
+            for (int32_t k = 0; k < c.n; k++) {
+                double dense = strux_dot(p, V + h * p, V + k * p);
+                double fact = strux_dot(c.dim, c.f + (int64_t)h * c.dim, c.f + (int64_t)k * c.dim);
+                worst = fmax(worst, fabs(dense - fact) / fmax(1, fabs(dense)));
+                pairs++;
+            }
+        for (int32_t h = 0; h < c.n; h++)
+            if (strux_label_equal(&c.y[h], &b.truth))
+                assert_true(strux_nrm2sq(c.dim, c.f + (int64_t)h * c.dim) == 0);
+    }
+    print_message("# Gram factors: %lld candidate pairs, largest relative difference %.2e\n",
+                  (long long)pairs, worst);
+    assert_true(worst <= 1e-12);
+    strux_free(&V);
+    strux_candidates_free(&c);
+    bench_free(&b);
+    strux_task_destroy(&t);
+    strux_dataset_destroy(&ds);
+}
+
 /* Two tasks with the same options predict alike (same trees); another tree_seed draws other
  * trees. */
 static void test_trees_follow_the_seed(void **state)
@@ -414,6 +462,7 @@ int main(void)
         cmocka_unit_test(test_shape_score_and_loss),
         cmocka_unit_test(test_certified_answers_are_exact),
         cmocka_unit_test(test_complete_lists_certify),
+        cmocka_unit_test(test_candidate_gram_factors),
         cmocka_unit_test(test_trees_follow_the_seed),
         cmocka_unit_test(test_refusals),
         cmocka_unit_test(test_eval_reports_cert_rate),
