@@ -145,6 +145,20 @@ strux_status strux_io_dataset_save(const char *path, const strux_dataset *ds);
  * checks as strux_dataset_read_libsvm. Not Collective. */
 strux_status strux_io_dataset_read(const char *path, const strux_read_options *opt,
                                    strux_dataset **out);
+/* The same container written one row at a time, memory independent of the row count (strux gen
+ * --shape): open declares the rows and sizes and creates path's temporary; add appends the next
+ * row (nnz ascending 0-based columns and values, n_labels ascending label ids; not checked);
+ * close with st = STRUX_OK and every declared row added moves the file into place atomically,
+ * otherwise (or when finishing fails) removes the temporary; it returns st or that failure and
+ * frees *w. Errors: STRUX_ERR_IO naming path (a full disk: "disk full writing PATH (needs about N
+ * MB)"), STRUX_ERR_NOMEM; STRUX_ERR_INTERNAL for more or fewer rows than declared. Not
+ * Collective. */
+typedef struct strux_dataset_writer strux_dataset_writer;
+strux_status strux_io_dataset_writer_open(const char *path, int64_t n_rows, int32_t dim,
+                                          int32_t n_labels, strux_dataset_writer **w);
+strux_status strux_io_dataset_writer_add(strux_dataset_writer *w, int32_t nnz, const int32_t *col,
+                                         const float *val, int32_t n_labels, const int32_t *labels);
+strux_status strux_io_dataset_writer_close(strux_dataset_writer **w, strux_status st);
 /* What a data file tells of its size without reading its rows (memory estimates before
  * loading): an HDF5 container its attributes and array lengths (exact = 1); a text file its
  * bytes and a non-zero count guessed from them (exact = 0; rows, features and labels from an

@@ -144,6 +144,12 @@ int strux_cmd_predict(strux_comm *comm, int argc, char **argv);
 int strux_cmd_eval(strux_comm *comm, int argc, char **argv);
 int strux_cmd_convert(strux_comm *comm, int argc, char **argv);
 int strux_cmd_gen(strux_comm *comm, int argc, char **argv);
+/* `strux gen OUTPUT --shape ...` (cli/gen_shape.c): the hierarchy generators; rank 0's part. */
+strux_status strux_cli_gen_shape(int argc, char **argv);
+#define STRUX_GEN_SHAPE_USAGE                                                                      \
+    "usage: strux gen OUTPUT --shape balanced|unbalanced|random|swiki [--rows N] [--features D] "   \
+    "[--depth K] [--cuts C] [--nodes M] [--extra-parents P] [--labels-per-row R] [--nnz K] "       \
+    "[--scale S] [--seed S] [--row-offset R] [--hier FILE]"
 int strux_cmd_inspect(strux_comm *comm, int argc, char **argv);
 int strux_cmd_help(strux_comm *comm, int argc, char **argv);
 

@@ -2,8 +2,8 @@
  * data from a planted sparse linear model (data/synth.c), written as the HDF5 CSR container
  * (io/dataset_file.c), or as LIBSVM/XMC text with its `N D L` header when OUTPUT ends in .svm
  * (small sets: tests, other tools). A test set of the same model is the same --seed with
- * --row-offset past the training rows. Rank 0 generates and writes; other ranks wait for its
- * status. */
+ * --row-offset past the training rows. With --shape, the hierarchical generators of
+ * cli/gen_shape.c instead. Rank 0 generates and writes; other ranks wait for its status. */
 #include "cli.h"
 
 #include <errno.h>
@@ -149,6 +149,8 @@ static strux_status parse_args(int argc, char **argv, strux_gen_options *o, cons
 
 static strux_status gen(int argc, char **argv)
 {
+    for (int k = 1; k < argc; k++) /* --shape: the hierarchy generators (cli/gen_shape.c) */
+        if (strcmp(argv[k], "--shape") == 0) return strux_cli_gen_shape(argc, argv);
     strux_gen_options o;
     const char *out;
     STRUX_TRY(parse_args(argc, argv, &o, &out));
