@@ -186,6 +186,16 @@ strux_status strux_io_commit(const char *tmp, const char *path);
  * it was, and STRUX_ERR_IO names path (a full disk or quota: "disk full writing PATH (needs about
  * N MB)"). Not Collective. */
 strux_status strux_io_write_atomic(const char *path, const void *bytes, size_t n);
+/* An output written in pieces, too large to hold in memory (strux gen's text): open creates a
+ * temporary in path's directory (created as needed); write appends (gathered up to 1 MiB);
+ * close with st = STRUX_OK syncs the file and moves it into place atomically, otherwise, or
+ * when a write failed, removes the temporary; it returns st or the first write's failure
+ * ("disk full writing PATH (needs about N MB)", N the bytes given so far) and frees *f. A
+ * failed write returns its error at once as well. Not Collective. */
+typedef struct strux_io_file strux_io_file;
+strux_status strux_io_file_open(const char *path, strux_io_file **f);
+strux_status strux_io_file_write(strux_io_file *f, const void *bytes, size_t n);
+strux_status strux_io_file_close(strux_io_file **f, strux_status st);
 /* Can path be an output? STRUX_ERR_IO naming path and the reason when it resolves (same device
  * and inode) to any of the n_inputs input files (NULL or "" entries are skipped), when it is a
  * device, a FIFO, a socket or an existing directory, or when its directory neither exists nor can

@@ -25,7 +25,7 @@
  * generated documents (SWIKI-2011's test set) hold about 98,519 distinct features, the count of
  * test-set features the thesis reports (hierarchical.md §7.1): the seed 1 set gives 99,4xx
  * (README, hierarchy section). */
-#define SWIKI_NNZ 40
+#define SWIKI_NNZ 48
 #define SWIKI_LABELS 1.8 /* swiki: leaf labels per document (§7.1 Table 6-2) */
 
 enum { /* the options, as bits of what a shape takes */
@@ -232,21 +232,20 @@ static strux_status write_hier(const char *path, const strux_hier_gen_info *in)
     return st;
 }
 
-/* Text rows: `l1,l2 j:v ...` (features 1-based, %.9g round-trips every float). */
-typedef struct text_sink {
-    FILE *f;
-    char tmp[4200];
-    int bad; /* a write failed */
-} text_sink;
-
-static void text_row(text_sink *t, int32_t nnz, const int32_t *col, const float *val,
-                     int32_t n_labels, const int32_t *labels)
+/* One text row, `l1,l2 j:v ...` (features 1-based, %.9g round-trips every float), into buf
+ * (room for TEXT_LABEL_BYTES per label and TEXT_FEATURE_BYTES per feature); returns its length. */
+#define TEXT_LABEL_BYTES 12   /* ",2147483647" */
+#define TEXT_FEATURE_BYTES 28 /* " 2147483647:-1.23456789e-38" */
+static size_t text_row(char *buf, int32_t nnz, const int32_t *col, const float *val,
+                       int32_t n_labels, const int32_t *labels)
 {
+    size_t n = 0;
     for (int32_t k = 0; k < n_labels; k++)
-        t->bad |= fprintf(t->f, k ? ",%d" : "%d", labels[k]) < 0;
+        n += (size_t)sprintf(buf + n, k ? ",%d" : "%d", labels[k]);
     for (int32_t p = 0; p < nnz; p++)
-        t->bad |= fprintf(t->f, " %d:%.9g", col[p] + 1, (double)val[p]) < 0;
-    t->bad |= fputc('\n', t->f) == EOF;
+        n += (size_t)sprintf(buf + n, " %d:%.9g", col[p] + 1, (double)val[p]);
+    buf[n++] = '\n';
+    return n;
 }
 
 /* Statistics of the generated hierarchy for the log: depth of the leaves (longest root path,
@@ -284,51 +283,46 @@ static strux_status generate(const shape_args *a)
     const strux_hier_gen_info *in = strux_hier_gen_get_info(g);
     int32_t *col = NULL, *labels = NULL;
     float *val = NULL;
+    char *line = NULL;
     strux_dataset_writer *w = NULL;
-    text_sink t = {0};
+    strux_io_file *text = NULL;
     int64_t nnz_sum = 0, label_sum = 0;
     strux_status st = STRUX_OK;
     STRUX_TRY_GOTO(st, strux_alloc_array(&col, (size_t)in->max_nnz, sizeof *col), done);
     STRUX_TRY_GOTO(st, strux_alloc_array(&val, (size_t)in->max_nnz, sizeof *val), done);
     STRUX_TRY_GOTO(st, strux_alloc_array(&labels, (size_t)in->max_labels, sizeof *labels), done);
     if (a->text) {
-        strux_io_temp_name(a->out, t.tmp, sizeof t.tmp);
-        STRUX_TRY_GOTO(st, strux_io_make_parent(a->out), done);
-        t.f = fopen(t.tmp, "w");
-        STRUX_CHECK_GOTO(st, t.f, STRUX_ERR_IO, done, "%s: cannot create the file: %s", a->out,
-                         strerror(errno));
-        if (in->closures)
-            t.bad |= fprintf(t.f, "%lld %d %d\n", (long long)a->o.n_rows, in->dim, in->n_nodes) < 0;
+        size_t room = (size_t)in->max_labels * TEXT_LABEL_BYTES +
+                      (size_t)in->max_nnz * TEXT_FEATURE_BYTES + 64;
+        STRUX_TRY_GOTO(st, strux_alloc(&line, room), done);
+        STRUX_TRY_GOTO(st, strux_io_file_open(a->out, &text), done);
+        if (in->closures) { /* the XMC header `N D M` (swiki: LSHTC files have none) */
+            int n = snprintf(line, room, "%lld %d %d\n", (long long)a->o.n_rows, in->dim,
+                             in->n_nodes);
+            STRUX_TRY_GOTO(st, strux_io_file_write(text, line, (size_t)n), done);
+        }
     } else {
         STRUX_TRY_GOTO(
             st, strux_io_dataset_writer_open(a->out, a->o.n_rows, in->dim, in->n_nodes, &w), done);
     }
-    for (int64_t i = 0; i < a->o.n_rows && !t.bad; i++) {
+    for (int64_t i = 0; i < a->o.n_rows; i++) {
         int32_t nnz, n_labels;
         STRUX_TRY_GOTO(st,
                        strux_hier_gen_row(g, a->o.first_row + i, col, val, &nnz, labels, &n_labels),
                        done);
         nnz_sum += nnz;
         label_sum += n_labels;
-        if (t.f)
-            text_row(&t, nnz, col, val, n_labels, labels);
+        if (text)
+            STRUX_TRY_GOTO(st,
+                           strux_io_file_write(text, line,
+                                               text_row(line, nnz, col, val, n_labels, labels)),
+                           done);
         else
             STRUX_TRY_GOTO(st, strux_io_dataset_writer_add(w, nnz, col, val, n_labels, labels),
                            done);
     }
 done:
-    if (t.f) {
-        int e = 0;
-        if (t.bad || fflush(t.f) != 0) e = errno;
-        t.bad |= fclose(t.f) != 0;
-        if (st == STRUX_OK && t.bad)
-            st = strux_error_set(STRUX_ERR_IO, __FILE__, __LINE__, __func__,
-                                 "%s: write failed: %s", a->out, strerror(e ? e : EIO));
-        if (st == STRUX_OK)
-            st = strux_io_commit(t.tmp, a->out);
-        else
-            remove(t.tmp);
-    }
+    if (text) st = strux_io_file_close(&text, st);
     if (w) st = strux_io_dataset_writer_close(&w, st);
     /* the hierarchy once the rows are in place; if it fails, the rows go too */
     if (st == STRUX_OK && (st = write_hier(a->hier, in)) != STRUX_OK) remove(a->out);
@@ -345,6 +339,7 @@ done:
     strux_free(&col);
     strux_free(&val);
     strux_free(&labels);
+    strux_free(&line);
     strux_hier_gen_destroy(&g);
     return st;
 }

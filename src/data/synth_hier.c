@@ -29,11 +29,12 @@
 #include <string.h>
 
 #define RANDOM_FAN 8           /* random: planted node weights per feature */
-#define RANDOM_ZIPF 1.0        /* random, swiki: P(feature rank r) ∝ (r + 1)^-1, Zipf's law */
-#define CALIB_ENTRIES (1 << 22) /* random: leaf scores held while calibrating the threshold */
+#define RANDOM_ZIPF 1.0        /* random: P(feature rank r) ∝ (r + 1)^-1, Zipf's law */
+#define CALIB_ENTRIES (1 << 20) /* random: leaf scores held while calibrating the threshold */
 #define CALIB_ROWS_MIN 256
-#define CALIB_ROWS_MAX 8192
+#define CALIB_ROWS_MAX 4096
 #define DRAWS_PER_NNZ 64 /* random, swiki: a row stops after 64·K + 1024 draws (never in practice) */
+#define SWIKI_ZIPF 1.3 /* swiki: P(feature rank r) ∝ (r + 1)^-1.3 (see setup_swiki) */
 #define SWIKI_TOPIC 0.4   /* swiki: share of a document's draws from its nodes' keywords */
 #define SWIKI_KEYWORDS 10 /* swiki: keywords per non-root node */
 #define SWIKI_STOPWORDS 100 /* swiki: the most popular feature ranks, never keywords */
@@ -527,7 +528,7 @@ static strux_status setup_swiki(strux_hier_gen *g)
     const strux_hierarchy *h = g->h;
     int32_t M = h->n_nodes, L = h->n_leaves, D = g->info.dim;
     int32_t stop = D / 4 < SWIKI_STOPWORDS ? D / 4 : SWIKI_STOPWORDS;
-    STRUX_TRY(strux_vocab_build(&g->vocab, D, RANDOM_ZIPF, g->o.seed, STREAM_SCATTER));
+    STRUX_TRY(strux_vocab_build(&g->vocab, D, SWIKI_ZIPF, g->o.seed, STREAM_SCATTER));
     int64_t *rank = NULL;
     double *w = NULL;
     strux_status st = STRUX_OK;
@@ -563,8 +564,9 @@ done:
 
 /* ---- rows ---- */
 
-/* The closure of the leaves at positions q[0..n) without the root, as ascending file ids in
- * labels; the node indices (root included) stay in g->set, *n_set of them. */
+/* The closure of the leaves at positions q[0..n): its node indices (root included) into g->set,
+ * *n_set of them, and when labels is not NULL, the closure without the root as ascending file
+ * ids into labels (*n_labels of them). */
 static strux_status closure_ids(strux_hier_gen *g, const int32_t *q, int32_t n, int32_t *labels,
                                 int32_t *n_labels, int32_t *n_set)
 {
@@ -572,6 +574,7 @@ static strux_status closure_ids(strux_hier_gen *g, const int32_t *q, int32_t n, 
     for (int32_t t = 0; t < n; t++)
         g->ids[t] = h->node_id[h->leaves[q[t]]];
     STRUX_TRY(strux_hierarchy_closure(h, "generated", 0, n, g->ids, g->cmark, g->set, n_set));
+    if (!labels) return STRUX_OK;
     int32_t m = 0;
     for (int32_t t = 0; t < *n_set; t++)
         if (g->set[t] != 0) g->ids[m++] = h->node_id[g->set[t]];
@@ -687,8 +690,8 @@ strux_status strux_hier_gen_row(strux_hier_gen *g, int64_t row, int32_t *col, fl
     }
     case STRUX_SHAPE_SWIKI: {
         int32_t n = swiki_leaves(g, &r, q);
-        STRUX_TRY(closure_ids(g, q, n, labels, n_labels, &n_set));
-        /* LSHTC files hold the leaves only: labels become the chosen leaves' ids */
+        STRUX_TRY(closure_ids(g, q, n, NULL, NULL, &n_set));
+        /* LSHTC files hold the leaves only */
         for (int32_t t = 0; t < n; t++)
             g->ids[t] = h->node_id[h->leaves[q[t]]];
         qsort(g->ids, (size_t)n, sizeof *g->ids, cmp_i64);

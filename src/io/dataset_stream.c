@@ -3,15 +3,166 @@
  * memory independent of the row count: each of the five arrays is a chunked, deflated,
  * extendible dataset fed from a fixed buffer. HDF5 writes the temporary file itself (a file this
  * size is not built in memory as h5_create_temp does), which is then synced and renamed into
- * place (strux_io_commit); on any failure the temporary is removed. A full disk is reported as
- * "disk full writing PATH (needs about N MB)" with the bytes written so far. Not Collective. */
+ * place (strux_io_commit); on any failure the temporary is removed. HDF5 writes through a copy of
+ * its sec2 driver whose writes never fail: the first failure is kept (guard_errno) and later
+ * writes are dropped, so a full disk never leaves a file HDF5 cannot close (whose clean-up at
+ * exit crashed, issue 18); the writer reports it as "disk full writing PATH (needs about N MB)"
+ * with the bytes handed over so far. One writer at a time per process. Not Collective. */
 #include "h5.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #define STREAM_CHUNK ((hsize_t)1 << 16) /* elements per chunk and per buffer flush */
+
+/* ---- the guard driver: POSIX files like HDF5's sec2, but a failed write or truncate is kept in
+ * guard_errno and reported to HDF5 as done (later writes are dropped), so HDF5 never holds a file
+ * it cannot close; the writer checks guard_errno after every dataset write and at the end ---- */
+static int guard_errno; /* errno of the first failed write or truncate of this writer, or 0 */
+
+typedef struct guard_file {
+    H5FD_t pub;   /* HDF5's part: first */
+    int fd;
+    haddr_t eoa;  /* end of the address space HDF5 allocated */
+    haddr_t eof;  /* end of what was written */
+} guard_file;
+
+#define GUARD_MAXADDR ((haddr_t)INT64_MAX)
+
+static H5FD_t *guard_open(const char *name, unsigned flags, hid_t fapl, haddr_t maxaddr)
+{
+    (void)fapl;
+    if (!name || !*name || maxaddr == 0 || maxaddr == HADDR_UNDEF) return NULL;
+    int o = (flags & H5F_ACC_RDWR) ? O_RDWR : O_RDONLY;
+    o |= (flags & H5F_ACC_TRUNC ? O_TRUNC : 0) | (flags & H5F_ACC_CREAT ? O_CREAT : 0) |
+         (flags & H5F_ACC_EXCL ? O_EXCL : 0);
+    int fd = open(name, o | O_CLOEXEC, 0666);
+    struct stat sb;
+    guard_file *f = NULL;
+    if (fd < 0 || fstat(fd, &sb) != 0 || strux_alloc(&f, sizeof *f) != STRUX_OK) {
+        if (fd >= 0) close(fd);
+        return NULL;
+    }
+    f->fd = fd;
+    f->eof = (haddr_t)sb.st_size;
+    return &f->pub;
+}
+
+static herr_t guard_close(H5FD_t *file)
+{
+    guard_file *f = (guard_file *)file;
+    int rc = close(f->fd);
+    strux_free(&f);
+    return rc == 0 ? 0 : -1;
+}
+
+static herr_t guard_query(const H5FD_t *file, unsigned long *flags)
+{
+    (void)file;
+    *flags = H5FD_FEAT_AGGREGATE_METADATA | H5FD_FEAT_ACCUMULATE_METADATA |
+             H5FD_FEAT_DATA_SIEVE | H5FD_FEAT_AGGREGATE_SMALLDATA;
+    return 0;
+}
+
+static haddr_t guard_get_eoa(const H5FD_t *file, H5FD_mem_t type)
+{
+    (void)type;
+    return ((const guard_file *)file)->eoa;
+}
+
+static herr_t guard_set_eoa(H5FD_t *file, H5FD_mem_t type, haddr_t addr)
+{
+    (void)type;
+    ((guard_file *)file)->eoa = addr;
+    return 0;
+}
+
+static haddr_t guard_get_eof(const H5FD_t *file, H5FD_mem_t type)
+{
+    (void)type;
+    return ((const guard_file *)file)->eof;
+}
+
+static herr_t guard_read(H5FD_t *file, H5FD_mem_t type, hid_t dxpl, haddr_t addr, size_t size,
+                         void *buf)
+{
+    (void)type, (void)dxpl;
+    guard_file *f = (guard_file *)file;
+    unsigned char *p = buf;
+    while (size > 0) {
+        ssize_t n = addr < f->eof ? pread(f->fd, p, size, (off_t)addr) : 0;
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) return -1;
+        if (n == 0) { /* past the end: zeros, as sec2 */
+            memset(p, 0, size);
+            break;
+        }
+        p += n;
+        addr += (haddr_t)n;
+        size -= (size_t)n;
+    }
+    return 0;
+}
+
+static herr_t guard_write(H5FD_t *file, H5FD_mem_t type, hid_t dxpl, haddr_t addr, size_t size,
+                          const void *buf)
+{
+    (void)type, (void)dxpl;
+    guard_file *f = (guard_file *)file;
+    const unsigned char *p = buf;
+    haddr_t end = addr + size;
+    while (size > 0 && guard_errno == 0) {
+        ssize_t n = pwrite(f->fd, p, size, (off_t)addr);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) {
+            guard_errno = n < 0 ? errno : EIO;
+            break;
+        }
+        p += n;
+        addr += (haddr_t)n;
+        size -= (size_t)n;
+    }
+    if (end > f->eof) f->eof = end;
+    return 0;
+}
+
+static herr_t guard_truncate(H5FD_t *file, hid_t dxpl, hbool_t closing)
+{
+    (void)dxpl, (void)closing;
+    guard_file *f = (guard_file *)file;
+    if (f->eoa != f->eof && guard_errno == 0 && ftruncate(f->fd, (off_t)f->eoa) != 0)
+        guard_errno = errno;
+    f->eof = f->eoa;
+    return 0;
+}
+
+static const H5FD_class_t guard_class = {
+    .name = "strux_guard",
+    .maxaddr = GUARD_MAXADDR,
+    .fc_degree = H5F_CLOSE_WEAK,
+    .open = guard_open,
+    .close = guard_close,
+    .query = guard_query,
+    .get_eoa = guard_get_eoa,
+    .set_eoa = guard_set_eoa,
+    .get_eof = guard_get_eof,
+    .read = guard_read,
+    .write = guard_write,
+    .truncate = guard_truncate,
+    .fl_map = H5FD_FLMAP_DICHOTOMY,
+};
+
+/* The guard driver's id, registered once per process (-1 if HDF5 refuses it). */
+static hid_t guard_driver(void)
+{
+    static hid_t id = -1;
+    if (id < 0) id = H5FDregister(&guard_class);
+    return id;
+}
 
 typedef struct column {
     const char *name; /* dataset path */
@@ -78,10 +229,10 @@ static strux_status column_flush(strux_dataset_writer *w, column *c)
         H5Sselect_hyperslab(fs, H5S_SELECT_SET, &c->n, NULL, &c->fill, NULL) < 0 ||
         H5Dwrite(c->d, c->type, ms, fs, H5P_DEFAULT, c->buf) < 0)
         rc = -1;
-    int e = errno;
+    int e = guard_errno ? guard_errno : errno;
     if (ms >= 0) H5Sclose(ms);
     if (fs >= 0) H5Sclose(fs);
-    if (rc < 0) return stream_fail(w, e, "write");
+    if (rc < 0 || guard_errno) return stream_fail(w, e, "write");
     c->n = size;
     c->fill = 0;
     return STRUX_OK;
@@ -109,8 +260,11 @@ static strux_status writer_open(strux_dataset_writer *w)
     hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
     STRUX_CHECK(fapl >= 0, STRUX_ERR_IO, "%s: cannot create a file access list", w->path);
     /* the 1.8 file format at least (checksummed metadata), as every file strux writes */
+    guard_errno = 0;
+    hid_t driver = guard_driver();
     errno = 0;
-    w->f = H5Pset_libver_bounds(fapl, H5F_LIBVER_V18, H5F_LIBVER_LATEST) < 0
+    w->f = driver < 0 || H5Pset_driver(fapl, driver, NULL) < 0 ||
+                   H5Pset_libver_bounds(fapl, H5F_LIBVER_V18, H5F_LIBVER_LATEST) < 0
                ? -1
                : H5Fcreate(w->tmp, H5F_ACC_EXCL, H5P_DEFAULT, fapl);
     int e = errno;
@@ -192,15 +346,13 @@ strux_status strux_io_dataset_writer_close(strux_dataset_writer **wp, strux_stat
     for (int k = 0; k < N_COLUMNS; k++) {
         column *c = &w->c[k];
         if (st == STRUX_OK) st = column_flush(w, c);
-        errno = 0;
-        if (c->d >= 0 && H5Dclose(c->d) < 0 && st == STRUX_OK) st = stream_fail(w, errno, "write");
+        if (c->d >= 0 && H5Dclose(c->d) < 0 && st == STRUX_OK) st = stream_fail(w, EIO, "write");
         strux_free(&c->buf);
     }
     if (w->f >= 0) {
-        errno = 0;
-        if (st == STRUX_OK && H5Fflush(w->f, H5F_SCOPE_GLOBAL) < 0) st = stream_fail(w, errno, "write");
-        errno = 0;
-        if (H5Fclose(w->f) < 0 && st == STRUX_OK) st = stream_fail(w, errno, "close");
+        if (st == STRUX_OK && H5Fflush(w->f, H5F_SCOPE_GLOBAL) < 0) st = stream_fail(w, EIO, "write");
+        if (H5Fclose(w->f) < 0 && st == STRUX_OK) st = stream_fail(w, EIO, "close");
+        if (st == STRUX_OK && guard_errno) st = stream_fail(w, guard_errno, "write");
         if (st == STRUX_OK)
             st = strux_io_commit(w->tmp, w->path);
         else
