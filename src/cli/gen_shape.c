@@ -12,7 +12,6 @@
 
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,17 +67,7 @@ static const struct {
 };
 #define N_SHAPES (sizeof shapes / sizeof *shapes)
 
-static strux_status usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static strux_status usage_error(const char *fmt, ...)
-{
-    char why[1024];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(why, sizeof why, fmt, ap);
-    va_end(ap);
-    return strux_error_set(STRUX_ERR_CONFIG, __FILE__, __LINE__, __func__, "gen: %s\n%s", why,
-                           STRUX_GEN_SHAPE_USAGE);
-}
+#define usage_error(...) strux_cli_gen_usage(STRUX_GEN_SHAPE_USAGE, __VA_ARGS__)
 
 typedef struct shape_args {
     strux_hier_gen_options o;
@@ -86,12 +75,6 @@ typedef struct shape_args {
     char hier_buf[4200];
     int text; /* OUTPUT ends in .svm or .txt */
 } shape_args;
-
-static int ends_with(const char *s, const char *suffix)
-{
-    size_t n = strlen(s), m = strlen(suffix);
-    return n >= m && strcmp(s + n - m, suffix) == 0;
-}
 
 /* OUTPUT with its extension (after the last '.' of the last path component) replaced by .hier. */
 static void default_hier(const char *out, char *buf, size_t n)
@@ -115,50 +98,56 @@ static strux_status parse_number(const char *flag, const char *text, int is_int,
     return STRUX_OK;
 }
 
+static const struct {
+    const char *name;
+    unsigned bit;
+    int is_int; /* 1 integer, 0 number, -1 text */
+    double lo, hi;
+} options[] = {
+    {"--rows", O_ROWS, 1, 1, 9.0e15},          {"--features", O_FEATURES, 1, 1, INT32_MAX - 1},
+    {"--depth", O_DEPTH, 1, 2, 20},            {"--cuts", O_CUTS, 1, 1, 100000},
+    {"--nodes", O_NODES, 1, 3, 1 << 28},       {"--extra-parents", O_EXTRA, 1, 0, 9.0e15},
+    {"--labels-per-row", O_LABELS, 0, 1, 32},  {"--nnz", O_NNZ, 1, 1, INT32_MAX - 1},
+    {"--seed", O_SEED, 1, 0, 9.0e15},          {"--row-offset", O_OFFSET, 1, 0, 9.0e15},
+    {"--scale", O_SCALE, 0, 0.01, 1},          {"--hier", O_HIER, -1, 0, 0},
+    {"--shape", O_SHAPE, -1, 0, 0},
+};
+#define N_FLAGS (sizeof options / sizeof *options)
+
+/* What the command line gave, as strux_cli_gen_args hands it over. */
+typedef struct given_options {
+    unsigned given;         /* O_* bits */
+    double v[N_OPTIONS];    /* numbers by option bit index */
+    const char *shape, *hier;
+} given_options;
+
+static strux_status take_option(void *ctx, size_t f, const char *flag, const char *value)
+{
+    given_options *g = ctx;
+    if (g->given & options[f].bit) return usage_error("%s is given twice", flag);
+    g->given |= options[f].bit;
+    if (options[f].bit == O_HIER)
+        g->hier = value;
+    else if (options[f].bit == O_SHAPE)
+        g->shape = value;
+    else
+        STRUX_TRY(parse_number(flag, value, options[f].is_int, options[f].lo, options[f].hi,
+                               &g->v[bit_index(options[f].bit)]));
+    return STRUX_OK;
+}
+
 static strux_status parse_args(int argc, char **argv, shape_args *a)
 {
-    static const struct {
-        const char *name;
-        unsigned bit;
-        int is_int;
-        double lo, hi;
-    } flags[] = {
-        {"--rows", O_ROWS, 1, 1, 9.0e15},          {"--features", O_FEATURES, 1, 1, INT32_MAX - 1},
-        {"--depth", O_DEPTH, 1, 2, 20},            {"--cuts", O_CUTS, 1, 1, 100000},
-        {"--nodes", O_NODES, 1, 3, 1 << 28},       {"--extra-parents", O_EXTRA, 1, 0, 9.0e15},
-        {"--labels-per-row", O_LABELS, 0, 1, 32},  {"--nnz", O_NNZ, 1, 1, INT32_MAX - 1},
-        {"--seed", O_SEED, 1, 0, 9.0e15},          {"--row-offset", O_OFFSET, 1, 0, 9.0e15},
-        {"--scale", O_SCALE, 0, 0.01, 1},          {"--hier", O_HIER, -1, 0, 0},
-        {"--shape", O_SHAPE, -1, 0, 0},
-    };
-    const size_t n_flags = sizeof flags / sizeof *flags;
-    double v[N_OPTIONS] = {0}; /* by option bit index */
-    const char *shape_name = NULL;
-    unsigned given = 0;
-    a->out = a->hier = NULL;
-    for (int k = 1; k < argc; k++) {
-        const char *arg = argv[k];
-        if (arg[0] != '-') {
-            if (a->out) return usage_error("more than one OUTPUT ('%s', '%s')", a->out, arg);
-            a->out = arg;
-            continue;
-        }
-        size_t f = 0;
-        while (f < n_flags && strcmp(arg, flags[f].name) != 0)
-            f++;
-        if (f == n_flags) return usage_error("unknown option '%s'", arg);
-        if (k + 1 >= argc) return usage_error("%s needs a value", arg);
-        if (given & flags[f].bit) return usage_error("%s is given twice", arg);
-        given |= flags[f].bit;
-        const char *text = argv[++k];
-        if (flags[f].bit == O_HIER)
-            a->hier = text;
-        else if (flags[f].bit == O_SHAPE)
-            shape_name = text;
-        else
-            STRUX_TRY(parse_number(arg, text, flags[f].is_int, flags[f].lo, flags[f].hi,
-                                   &v[bit_index(flags[f].bit)]));
-    }
+    given_options g = {0};
+    const char *names[N_FLAGS];
+    for (size_t f = 0; f < N_FLAGS; f++)
+        names[f] = options[f].name;
+    STRUX_TRY(strux_cli_gen_args(argc, argv, STRUX_GEN_SHAPE_USAGE, names, N_FLAGS, take_option,
+                                 &g, &a->out));
+    const char *shape_name = g.shape;
+    unsigned given = g.given;
+    const double *v = g.v;
+    a->hier = g.hier;
     if (!shape_name) return usage_error("--shape is missing");
     size_t s = 0;
     while (s < N_SHAPES && strcmp(shape_name, shapes[s].name) != 0)
@@ -166,10 +155,9 @@ static strux_status parse_args(int argc, char **argv, shape_args *a)
     if (s == N_SHAPES)
         return usage_error("--shape %s is not a shape: balanced, unbalanced, random or swiki",
                            shape_name);
-    for (size_t f = 0; f < n_flags; f++)
-        if ((given & flags[f].bit) && !(shapes[s].takes & flags[f].bit))
-            return usage_error("%s does not apply to --shape %s", flags[f].name, shapes[s].name);
-    if (!a->out) return usage_error("OUTPUT is missing");
+    for (size_t f = 0; f < N_FLAGS; f++)
+        if ((given & options[f].bit) && !(shapes[s].takes & options[f].bit))
+            return usage_error("%s does not apply to --shape %s", options[f].name, shapes[s].name);
 #define VALUE(bit, dflt) ((given & (bit)) ? v[bit_index(bit)] : (dflt))
     strux_hier_gen_options *o = &a->o;
     *o = (strux_hier_gen_options){.shape = shapes[s].shape,
@@ -202,20 +190,14 @@ static strux_status parse_args(int argc, char **argv, shape_args *a)
         return usage_error("--shape %s needs --rows", shapes[s].name);
     o->n_rows = (int64_t)VALUE(O_ROWS, strux_hier_gen_swiki_size(STRUX_SWIKI_DOCS, o->scale));
 #undef VALUE
-    a->text = ends_with(a->out, ".svm") || ends_with(a->out, ".txt");
+    a->text = strux_cli_ends_with(a->out, ".svm") || strux_cli_ends_with(a->out, ".txt");
     if (!a->hier) {
         default_hier(a->out, a->hier_buf, sizeof a->hier_buf);
         a->hier = a->hier_buf;
     }
     if (strcmp(a->hier, a->out) == 0)
         return usage_error("--hier %s is OUTPUT itself; give the hierarchy another name", a->hier);
-    if (strux_hier_gen_options_check(o) != STRUX_OK) {
-        char why[1024];
-        snprintf(why, sizeof why, "%s", strux_error_message());
-        return strux_error_set(STRUX_ERR_CONFIG, __FILE__, __LINE__, __func__, "%s\n%s", why,
-                               STRUX_GEN_SHAPE_USAGE);
-    }
-    return STRUX_OK;
+    return strux_cli_gen_checked(strux_hier_gen_options_check(o), STRUX_GEN_SHAPE_USAGE);
 }
 
 /* The hierarchy as `parent child` lines, atomically. */

@@ -74,4 +74,17 @@ strux_status strux_vocab_build(strux_vocab *v, int32_t dim, double zipf, uint64_
                                uint64_t stream);
 void strux_vocab_free(strux_vocab *v);
 
+/* A planted weight of a feature. */
+typedef struct strux_planted {
+    int32_t k; /* the label or node it is for */
+    float w;   /* its value */
+} strux_planted;
+/* fan distinct targets uniform in [lo, lo + n) (fan ≤ n), each with an N(0, 1) weight, from r. */
+void strux_plant_draw(strux_rng *r, int32_t lo, int32_t n, int32_t fan, strux_planted *pl);
+/* The rows a generator is asked for: n_rows > 0 from first_row ≥ 0 without overflow
+ * (STRUX_ERR_CONFIG naming the value). */
+strux_status strux_gen_check_rows(int64_t n_rows, int64_t first_row);
+/* Sort n keys ascending (a row's column << 32 | rank). */
+void strux_sort_keys(uint64_t *a, int64_t n);
+
 #endif

@@ -32,7 +32,6 @@
 #define CALIB_ROWS_MIN 1024     /* the sample has CALIB_ENTRIES / L rows within these bounds */
 #define CALIB_ROWS_MAX 32768
 #define BISECT_STEPS 64     /* of the frequency scale c: halves its bracket to double precision */
-#define SHELL_SORT_MAX 1024 /* longer rows are sorted by qsort */
 
 /* One purpose per RNG stream, so that e.g. the noise level does not move the features. */
 enum {
@@ -44,11 +43,6 @@ enum {
     STREAM_CALIB_NOISE     /* calibration row i's label noise */
 };
 
-typedef struct planted {
-    int32_t k; /* a label the feature has a planted weight for */
-    float w;   /* the weight w*_kj */
-} planted;
-
 typedef struct synth {
     int32_t dim, n_labels, nnz; /* D, L, non-zeros per row */
     int32_t fan;                /* planted labels per keyword: min(L, PLANT_FAN) */
@@ -56,7 +50,7 @@ typedef struct synth {
     double noise;               /* σ_k = noise · std(s_k) */
     uint64_t seed;
     strux_vocab vocab; /* D: popularity ranks (alias table), their columns and idf */
-    planted *plant;    /* n_planted × fan: rank r's planted weights (a cache line for fan 8) */
+    strux_planted *plant; /* n_planted × fan: rank r's planted weights (a cache line for fan 8) */
     double *tau;       /* L: thresholds τ_k */
     double *sigma;     /* L: label noise std σ_k */
     double *score;     /* L: the current row's scores s_k */
@@ -68,11 +62,7 @@ typedef struct synth {
 
 strux_status strux_gen_options_check(const strux_gen_options *o)
 {
-    STRUX_CHECK(o->n_rows > 0, STRUX_ERR_CONFIG, "gen: rows = %lld; it must be positive",
-                (long long)o->n_rows);
-    STRUX_CHECK(o->first_row >= 0 && o->first_row <= INT64_MAX - o->n_rows, STRUX_ERR_CONFIG,
-                "gen: row offset = %lld; it must be ≥ 0 and leave room for %lld rows",
-                (long long)o->first_row, (long long)o->n_rows);
+    STRUX_TRY(strux_gen_check_rows(o->n_rows, o->first_row));
     STRUX_CHECK(o->dim > 0 && o->dim < INT32_MAX, STRUX_ERR_CONFIG,
                 "gen: features = %d; it must be in [1, %d] (one column is kept for the bias)",
                 o->dim, INT32_MAX - 1);
@@ -101,44 +91,7 @@ static void plant_feature(synth *s, int64_t rank)
 {
     strux_rng r;
     strux_rng_init(&r, s->seed, STREAM_MODEL, (uint64_t)rank);
-    planted *pl = s->plant + rank * s->fan;
-    for (int32_t f = 0; f < s->fan; f++) {
-        int fresh;
-        do {
-            pl[f].k = (int32_t)strux_rng_below(&r, (uint64_t)s->n_labels);
-            fresh = 1;
-            for (int32_t g = 0; g < f; g++)
-                fresh &= pl[g].k != pl[f].k;
-        } while (!fresh);
-        pl[f].w = (float)strux_rng_normal(&r);
-    }
-}
-
-static int cmp_u64(const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return (x > y) - (x < y);
-}
-
-/* Ascending keys: Shell sort (Knuth's gaps 1, 4, 13, ...) for rows of the usual length, which
- * beats qsort's call per comparison; qsort for long rows. */
-static void sort_keys(uint64_t *a, int64_t n)
-{
-    if (n > SHELL_SORT_MAX) {
-        qsort(a, (size_t)n, sizeof *a, cmp_u64);
-        return;
-    }
-    int64_t h = 1;
-    while (h < n / 3)
-        h = 3 * h + 1;
-    for (; h > 0; h /= 3)
-        for (int64_t i = h; i < n; i++) {
-            uint64_t v = a[i];
-            int64_t j = i;
-            for (; j >= h && a[j - h] > v; j -= h)
-                a[j] = a[j - h];
-            a[j] = v;
-        }
+    strux_plant_draw(&r, 0, s->n_labels, s->fan, s->plant + rank * s->fan);
 }
 
 /* Row `row` of feature stream `stream` into col/val (nnz entries, ascending, unit norm); s->key
@@ -166,7 +119,7 @@ static void draw_row(synth *s, uint64_t stream, int64_t row, int32_t *col, float
             s->key[have++] = (uint64_t)s->vocab.column[rank] << 32 | (uint64_t)rank;
         }
     }
-    sort_keys(s->key, s->nnz);
+    strux_sort_keys(s->key, s->nnz);
     /* x_j = (1 + ln tf) · idf(rank): sublinear term count (tf geometric from 1) times the
      * inverse-popularity weight, then x /= ‖x‖. */
     double norm2 = 0;
@@ -192,7 +145,7 @@ static void score_row(synth *s, const float *val)
     for (int32_t p = 0; p < s->nnz; p++) {
         int64_t rank = (int64_t)(s->key[p] & 0xffffffffu);
         if (rank >= s->n_planted) continue; /* a noise word */
-        const planted *pl = s->plant + rank * s->fan;
+        const strux_planted *pl = s->plant + rank * s->fan;
         for (int32_t f = 0; f < s->fan; f++)
             s->score[pl[f].k] += (double)val[p] * pl[f].w;
     }

@@ -56,11 +56,6 @@ enum {
     STREAM_KEYWORDS  /* swiki: node n's keywords (index n) */
 };
 
-typedef struct planted {
-    int32_t k; /* node index */
-    float w;   /* W*_kj */
-} planted;
-
 struct strux_hier_gen {
     strux_hier_gen_options o;
     strux_hier_gen_info info;
@@ -68,7 +63,7 @@ struct strux_hier_gen {
     strux_hierarchy *h;      /* built from the edges (node indices by depth, then id) */
     double *W;       /* balanced: M × D by node index; unbalanced: C × D normals */
     strux_vocab vocab;        /* random, swiki */
-    planted *plant;           /* random: D × RANDOM_FAN, by feature rank */
+    strux_planted *plant;     /* random: D × RANDOM_FAN, by feature rank */
     double tau;               /* random: path-score threshold for leaves beyond the argmax */
     strux_alias leaf_pop;     /* swiki: over leaf positions */
     int32_t *keyword;         /* swiki: [M × SWIKI_KEYWORDS] feature ranks by node index */
@@ -87,11 +82,7 @@ struct strux_hier_gen {
 
 strux_status strux_hier_gen_options_check(const strux_hier_gen_options *o)
 {
-    STRUX_CHECK(o->n_rows > 0, STRUX_ERR_CONFIG, "gen: rows = %lld; it must be positive",
-                (long long)o->n_rows);
-    STRUX_CHECK(o->first_row >= 0 && o->first_row <= INT64_MAX - o->n_rows, STRUX_ERR_CONFIG,
-                "gen: row offset = %lld; it must be ≥ 0 and leave room for %lld rows",
-                (long long)o->first_row, (long long)o->n_rows);
+    STRUX_TRY(strux_gen_check_rows(o->n_rows, o->first_row));
     switch (o->shape) {
     case STRUX_SHAPE_BALANCED:
         STRUX_CHECK(o->depth >= 2 && o->depth <= 20, STRUX_ERR_CONFIG,
@@ -358,31 +349,14 @@ static strux_status setup_dense(strux_hier_gen *g)
     return STRUX_OK;
 }
 
-/* Random: feature rank r has N(0, 1) weights for RANDOM_FAN distinct non-root nodes. */
+/* Random: feature rank r has N(0, 1) weights for RANDOM_FAN distinct non-root nodes (the root
+ * weight cancels in every margin; with fewer nodes the spare slots stay on the root at 0). */
 static void plant_feature(strux_hier_gen *g, int64_t rank)
 {
     strux_rng r;
     strux_rng_init(&r, g->o.seed, STREAM_MODEL, (uint64_t)rank);
     int32_t M = g->info.n_nodes, fan = M - 1 < RANDOM_FAN ? M - 1 : RANDOM_FAN;
-    planted *pl = g->plant + rank * RANDOM_FAN;
-    for (int32_t f = 0; f < RANDOM_FAN; f++)
-        pl[f] = (planted){0, 0.0f}; /* the root: its weight cancels in every margin */
-    for (int32_t f = 0; f < fan; f++) {
-        int fresh;
-        do {
-            pl[f].k = 1 + (int32_t)strux_rng_below(&r, (uint64_t)M - 1);
-            fresh = 1;
-            for (int32_t e = 0; e < f; e++)
-                fresh &= pl[e].k != pl[f].k;
-        } while (!fresh);
-        pl[f].w = (float)strux_rng_normal(&r);
-    }
-}
-
-static int cmp_u64(const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return (x > y) - (x < y);
+    strux_plant_draw(&r, 1, M - 1, fan, g->plant + rank * RANDOM_FAN);
 }
 
 static int cmp_i64(const void *a, const void *b)
@@ -423,7 +397,7 @@ static int32_t draw_words(strux_hier_gen *g, strux_rng *r, int32_t want, const i
         g->tf[rank] = 1;
         g->key[have++] = (uint64_t)g->vocab.column[rank] << 32 | (uint64_t)rank;
     }
-    qsort(g->key, (size_t)have, sizeof *g->key, cmp_u64);
+    strux_sort_keys(g->key, have);
     double norm2 = 0;
     for (int32_t p = 0; p < have; p++) {
         int64_t rank = (int64_t)(g->key[p] & 0xffffffffu);
@@ -458,7 +432,7 @@ static void random_scores(strux_hier_gen *g, int32_t nnz, const float *val)
 {
     memset(g->s, 0, (size_t)g->info.n_nodes * sizeof *g->s);
     for (int32_t p = 0; p < nnz; p++) {
-        const planted *pl = g->plant + (int64_t)(g->key[p] & 0xffffffffu) * RANDOM_FAN;
+        const strux_planted *pl = g->plant + (int64_t)(g->key[p] & 0xffffffffu) * RANDOM_FAN;
         for (int32_t f = 0; f < RANDOM_FAN; f++)
             g->s[pl[f].k] += (double)val[p] * pl[f].w;
     }

@@ -1,11 +1,15 @@
 /* data/vocab.c - what the synthetic generators (synth.c, synth_hier.c) draw from: Vose's alias
- * table for any discrete distribution (O(1) draws), and a Zipf vocabulary built on it: feature
+ * table for any discrete distribution (O(1) draws); a Zipf vocabulary built on it: feature
  * popularity ranks with P(rank r) ∝ (r + 1)^-s, the idf of every rank, and the scatter of ranks over
  * columns by an affine bijection r -> (a·r + b) mod D, so that popular features are spread over
- * the column range. Declared in data_impl.h. Knows nothing of rows or labels. */
+ * the column range; a feature's planted weights (distinct targets, N(0, 1) weights); and the sort
+ * of a row's (column, rank) keys. Declared in data_impl.h. Knows nothing of rows or labels. */
 #include "data_impl.h"
 
 #include <math.h>
+#include <stdlib.h>
+
+#define SHELL_SORT_MAX 1024 /* longer rows are sorted by qsort */
 
 static uint64_t gcd_u64(uint64_t a, uint64_t b)
 {
@@ -107,4 +111,55 @@ void strux_vocab_free(strux_vocab *v)
     strux_alias_free(&v->popularity);
     strux_free(&v->idf);
     strux_free(&v->column);
+}
+
+void strux_plant_draw(strux_rng *r, int32_t lo, int32_t n, int32_t fan, strux_planted *pl)
+{
+    for (int32_t f = 0; f < fan; f++) {
+        int fresh;
+        do {
+            pl[f].k = lo + (int32_t)strux_rng_below(r, (uint64_t)n);
+            fresh = 1;
+            for (int32_t g = 0; g < f; g++)
+                fresh &= pl[g].k != pl[f].k;
+        } while (!fresh);
+        pl[f].w = (float)strux_rng_normal(r);
+    }
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Shell sort (Knuth's gaps 1, 4, 13, ...) for rows of the usual length, which beats qsort's call
+ * per comparison; qsort for long rows. */
+void strux_sort_keys(uint64_t *a, int64_t n)
+{
+    if (n > SHELL_SORT_MAX) {
+        qsort(a, (size_t)n, sizeof *a, cmp_u64);
+        return;
+    }
+    int64_t h = 1;
+    while (h < n / 3)
+        h = 3 * h + 1;
+    for (; h > 0; h /= 3)
+        for (int64_t i = h; i < n; i++) {
+            uint64_t v = a[i];
+            int64_t j = i;
+            for (; j >= h && a[j - h] > v; j -= h)
+                a[j] = a[j - h];
+            a[j] = v;
+        }
+}
+
+strux_status strux_gen_check_rows(int64_t n_rows, int64_t first_row)
+{
+    STRUX_CHECK(n_rows > 0, STRUX_ERR_CONFIG, "gen: rows = %lld; it must be positive",
+                (long long)n_rows);
+    STRUX_CHECK(first_row >= 0 && first_row <= INT64_MAX - n_rows, STRUX_ERR_CONFIG,
+                "gen: row offset = %lld; it must be ≥ 0 and leave room for %lld rows",
+                (long long)first_row, (long long)n_rows);
+    return STRUX_OK;
 }
