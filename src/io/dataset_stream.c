@@ -23,6 +23,7 @@
  * guard_errno and reported to HDF5 as done (later writes are dropped), so HDF5 never holds a file
  * it cannot close; the writer checks guard_errno after every dataset write and at the end ---- */
 static int guard_errno; /* errno of the first failed write or truncate of this writer, or 0 */
+static int guard_nomem; /* 1 when opening failed for want of memory (strux_alloc's message set) */
 
 typedef struct guard_file {
     H5FD_t pub;   /* HDF5's part: first */
@@ -43,8 +44,9 @@ static H5FD_t *guard_open(const char *name, unsigned flags, hid_t fapl, haddr_t 
     int fd = open(name, o | O_CLOEXEC, 0666);
     struct stat sb;
     guard_file *f = NULL;
-    if (fd < 0 || fstat(fd, &sb) != 0 || strux_alloc(&f, sizeof *f) != STRUX_OK) {
-        if (fd >= 0) close(fd);
+    if (fd < 0) return NULL;
+    if (fstat(fd, &sb) != 0 || (strux_alloc(&f, sizeof *f) != STRUX_OK && (guard_nomem = 1))) {
+        close(fd);
         return NULL;
     }
     f->fd = fd;
@@ -260,7 +262,7 @@ static strux_status writer_open(strux_dataset_writer *w)
     hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
     STRUX_CHECK(fapl >= 0, STRUX_ERR_IO, "%s: cannot create a file access list", w->path);
     /* the 1.8 file format at least (checksummed metadata), as every file strux writes */
-    guard_errno = 0;
+    guard_errno = guard_nomem = 0;
     hid_t driver = guard_driver();
     errno = 0;
     w->f = driver < 0 || H5Pset_driver(fapl, driver, NULL) < 0 ||
@@ -269,6 +271,10 @@ static strux_status writer_open(strux_dataset_writer *w)
                : H5Fcreate(w->tmp, H5F_ACC_EXCL, H5P_DEFAULT, fapl);
     int e = errno;
     H5Pclose(fapl);
+    if (w->f < 0 && guard_nomem) {
+        remove(w->tmp); /* created before the allocation failed */
+        return strux_error_frame(STRUX_ERR_NOMEM, __FILE__, __LINE__, __func__);
+    }
     STRUX_CHECK(w->f >= 0, STRUX_ERR_IO, "%s: cannot create %s%s%s", w->path, w->tmp,
                 e ? ": " : "", e ? strerror(e) : "");
     STRUX_TRY(h5_attr_str(w->f, "format", H5_DATA_FORMAT, w->path));
