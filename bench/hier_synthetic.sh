@@ -5,7 +5,8 @@
 #     6,000-7,999), test rows 8,000-14,999; unbalanced 10,000 rows, training rows 0-5,999 (validation
 #     part 4,500-5,999), test rows 6,000-9,999 (one generated set per seed, cut by --row-offset);
 #   - each model: flat, hsvm (node Hamming, A6), nhsvm over its α programs (rho, maxmin,
-#     rho_directional; §7.3; the (6.13) margin is not built yet, task.margin = normalized), ssvm over
+#     rho_directional), each with the plain margin (6.10) and the normalised one (6.13,
+#     task.margin = normalized; §7.3), ssvm over
 #     its two losses (zero_one, tree: A5, chosen on hold-out); for every configuration and each
 #     thesis λ_t of {1e-8, ..., 1e2} (§7.3), trained on the fit part with strux's λ = 2·λ_t/N (A8:
 #     the thesis sums the loss, strux averages it), scored on the validation part;
@@ -38,7 +39,8 @@ splits = {"balanced": ((0, 6000), (6000, 2000), (0, 8000), (8000, 7000)),
           "unbalanced": ((0, 4500), (4500, 1500), (0, 6000), (6000, 4000))}
 thesis = {"ssvm": (63.6, 75.1), "nhsvm": (63.5, 73.1), "hsvm": (62.7, 68.6), "flat": (60.5, 68.5)}
 configs = {"flat": [{}], "hsvm": [{}],
-           "nhsvm": [{"task.alpha": a} for a in ("rho", "maxmin", "rho_directional")],
+           "nhsvm": [{"task.alpha": a, "task.margin": m} for a in ("rho", "maxmin", "rho_directional")
+                     for m in ("plain", "normalized")],
            "ssvm": [{"task.loss": l} for l in ("zero_one", "tree")]}
 cache_path = os.path.join(out, "results.jsonl")
 cache = {}

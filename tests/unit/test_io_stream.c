@@ -116,7 +116,9 @@ static void test_file_pieces(void **state)
     assert_strux_ok(strux_io_file_open(path, &f));
     size_t n = 0;
     for (int k = 0; k < 1000; k++, n += 7) {
-        snprintf(want + n, 8, "%06d\n", k);
+        char piece[16];
+        snprintf(piece, sizeof piece, "%06d\n", k);
+        memcpy(want + n, piece, 7);
         assert_strux_ok(strux_io_file_write(f, want + n, 7));
     }
     for (size_t k = 0; k < big; k++)
