@@ -178,6 +178,83 @@ strux_status strux_gen_options_check(const strux_gen_options *opt);
  * Errors: STRUX_ERR_CONFIG (as strux_gen_options_check), STRUX_ERR_NOMEM. Not Collective. */
 strux_status strux_dataset_generate(const strux_gen_options *opt, strux_dataset **out);
 
+/* ---- synthetic hierarchical data (data/synth_hier.c, `strux gen --shape`) ----
+ * A label hierarchy with node ids 0..M−1 (root 0, every edge from a smaller id to a larger one)
+ * and rows generated one at a time, each from the counter-based RNG keyed by (seed, row) alone:
+ * rows [a, b) are the same whichever calls generate them, so a split is the same set at another
+ * first row. Shapes (their definitions are in synth_hier.c's header):
+ *   balanced, unbalanced: hierarchical.md §7.2 B and U; labels l = argmax of planted path scores
+ *     (B), the region of recursive hyperplane cuts (U); dense N(0, 1) rows, unit norm for U only;
+ *   random: a random tree of M nodes with P extra parent edges (a DAG), sparse Zipf tf-idf rows,
+ *     labels from planted node weights (the argmax leaf, and for R > 1 every leaf above a
+ *     calibrated threshold);
+ *   swiki: LSHTC SWIKI-2011's shape at a scale: a DAG of 50,312 nodes with 36,504 leaves, 456,886
+ *     documents, 346,299 features (each × scale), 1.8 leaf labels per document on average with
+ *     power-law frequencies, Zipf document frequencies, unit-norm tf-idf rows, features drawn
+ *     from the keywords of the nodes above a document's leaves (a planted sparse hierarchical
+ *     model). */
+typedef enum strux_hier_shape {
+    STRUX_SHAPE_BALANCED,
+    STRUX_SHAPE_UNBALANCED,
+    STRUX_SHAPE_RANDOM,
+    STRUX_SHAPE_SWIKI
+} strux_hier_shape;
+
+/* SWIKI-2011 (LSHTC; hierarchical.md §7.1) at scale 1. */
+#define STRUX_SWIKI_NODES 50312
+#define STRUX_SWIKI_LEAVES 36504
+#define STRUX_SWIKI_DOCS 456886
+#define STRUX_SWIKI_FEATURES 346299
+#define STRUX_SWIKI_LABELS_MAX 64 /* leaf labels of one document */
+
+typedef struct strux_hier_gen_options {
+    strux_hier_shape shape;
+    int64_t n_rows;        /* rows to generate, > 0 */
+    int64_t first_row;     /* global index of the first of them, ≥ 0 */
+    int32_t dim;           /* features D (balanced, unbalanced, random; swiki: from scale) */
+    int32_t depth;         /* balanced: levels K ≥ 2 (root = level 1): 2^K − 1 nodes;
+                              random: the tree's largest depth, 0 for none */
+    int32_t cuts;          /* unbalanced: hyperplane cuts C: 2C + 1 nodes, C + 1 leaves */
+    int32_t n_nodes;       /* random: M ≥ 3 */
+    int64_t extra_parents; /* random: extra parent edges P (a DAG when P > 0) */
+    double labels_per_row; /* random, swiki: mean leaf labels per row in [1, 32] (1: one leaf) */
+    int32_t nnz;           /* random: non-zeros per row; swiki: their mean; in [1, D/2] */
+    double scale;          /* swiki: sizes × scale, in [0.01, 1] */
+    uint64_t seed;         /* the hierarchy, the model and every row's draws */
+} strux_hier_gen_options;
+
+/* What a generator made: sizes, the hierarchy's edges in file order (borrowed, valid until
+ * destroy) and the hierarchy built from them. */
+typedef struct strux_hier_gen_info {
+    int32_t n_nodes, n_leaves; /* M, |ℒ| */
+    int32_t dim;               /* D */
+    int64_t n_edges;
+    const int64_t *parent, *child; /* [n_edges] file ids */
+    const struct strux_hierarchy *h;
+    int32_t max_nnz;    /* non-zeros of a row, at most */
+    int32_t max_labels; /* labels of a row, at most */
+    int closures;       /* 1: labels are closures without the root; 0 (swiki): leaves only */
+} strux_hier_gen_info;
+
+typedef struct strux_hier_gen strux_hier_gen;
+
+/* round(full × scale): a swiki size at a scale. */
+int32_t strux_hier_gen_swiki_size(int64_t full, double scale);
+/* Check ranges and combinations; STRUX_ERR_CONFIG names the option and its value. */
+strux_status strux_hier_gen_options_check(const strux_hier_gen_options *opt);
+/* Build the hierarchy and the planted model (memory: O(M·D) doubles for balanced, O(C·D) for
+ * unbalanced, O(D) for random and swiki; never the rows). *out owned by the caller. Errors:
+ * STRUX_ERR_CONFIG (as strux_hier_gen_options_check; random: more labels per row than half the
+ * leaves), STRUX_ERR_NOMEM. Not Collective. */
+strux_status strux_hier_gen_create(const strux_hier_gen_options *opt, strux_hier_gen **out);
+const strux_hier_gen_info *strux_hier_gen_get_info(const strux_hier_gen *g);
+/* Global row `row`: *nnz ≤ max_nnz ascending distinct 0-based columns and values into col/val,
+ * *n_labels ≤ max_labels ascending node ids into labels (closures without the root, or swiki's
+ * leaves). No allocation. Errors: STRUX_ERR_INTERNAL only. */
+strux_status strux_hier_gen_row(strux_hier_gen *g, int64_t row, int32_t *col, float *val,
+                                int32_t *nnz, int32_t *labels, int32_t *n_labels);
+void strux_hier_gen_destroy(strux_hier_gen **g);
+
 /* Per-example loss weights from a text file of one non-negative number per line, one line per
  * example of the whole file (in file order): the local slice goes to ds->weight, the sum over
  * every line to ds->weight_sum. Errors (STRUX_ERR_INPUT, file:line): a line that is not a finite

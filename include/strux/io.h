@@ -145,6 +145,20 @@ strux_status strux_io_dataset_save(const char *path, const strux_dataset *ds);
  * checks as strux_dataset_read_libsvm. Not Collective. */
 strux_status strux_io_dataset_read(const char *path, const strux_read_options *opt,
                                    strux_dataset **out);
+/* The same container written one row at a time, memory independent of the row count (strux gen
+ * --shape): open declares the rows and sizes and creates path's temporary; add appends the next
+ * row (nnz ascending 0-based columns and values, n_labels ascending label ids; not checked);
+ * close with st = STRUX_OK and every declared row added moves the file into place atomically,
+ * otherwise (or when finishing fails) removes the temporary; it returns st or that failure and
+ * frees *w. Errors: STRUX_ERR_IO naming path (a full disk: "disk full writing PATH (needs about N
+ * MB)"), STRUX_ERR_NOMEM; STRUX_ERR_INTERNAL for more or fewer rows than declared. Not
+ * Collective. */
+typedef struct strux_dataset_writer strux_dataset_writer;
+strux_status strux_io_dataset_writer_open(const char *path, int64_t n_rows, int32_t dim,
+                                          int32_t n_labels, strux_dataset_writer **w);
+strux_status strux_io_dataset_writer_add(strux_dataset_writer *w, int32_t nnz, const int32_t *col,
+                                         const float *val, int32_t n_labels, const int32_t *labels);
+strux_status strux_io_dataset_writer_close(strux_dataset_writer **w, strux_status st);
 /* What a data file tells of its size without reading its rows (memory estimates before
  * loading): an HDF5 container its attributes and array lengths (exact = 1); a text file its
  * bytes and a non-zero count guessed from them (exact = 0; rows, features and labels from an
@@ -172,6 +186,16 @@ strux_status strux_io_commit(const char *tmp, const char *path);
  * it was, and STRUX_ERR_IO names path (a full disk or quota: "disk full writing PATH (needs about
  * N MB)"). Not Collective. */
 strux_status strux_io_write_atomic(const char *path, const void *bytes, size_t n);
+/* An output written in pieces, too large to hold in memory (strux gen's text): open creates a
+ * temporary in path's directory (created as needed); write appends (gathered up to 1 MiB);
+ * close with st = STRUX_OK syncs the file and moves it into place atomically, otherwise, or
+ * when a write failed, removes the temporary; it returns st or the first write's failure
+ * ("disk full writing PATH (needs about N MB)", N the bytes given so far) and frees *f. A
+ * failed write returns its error at once as well. Not Collective. */
+typedef struct strux_io_file strux_io_file;
+strux_status strux_io_file_open(const char *path, strux_io_file **f);
+strux_status strux_io_file_write(strux_io_file *f, const void *bytes, size_t n);
+strux_status strux_io_file_close(strux_io_file **f, strux_status st);
 /* Can path be an output? STRUX_ERR_IO naming path and the reason when it resolves (same device
  * and inode) to any of the n_inputs input files (NULL or "" entries are skipped), when it is a
  * device, a FIFO, a socket or an existing directory, or when its directory neither exists nor can

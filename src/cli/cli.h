@@ -144,6 +144,27 @@ int strux_cmd_predict(strux_comm *comm, int argc, char **argv);
 int strux_cmd_eval(strux_comm *comm, int argc, char **argv);
 int strux_cmd_convert(strux_comm *comm, int argc, char **argv);
 int strux_cmd_gen(strux_comm *comm, int argc, char **argv);
+/* A usage error of strux gen (cli/gen.c): "gen: REASON" and the usage line, STRUX_ERR_CONFIG. */
+strux_status strux_cli_gen_usage(const char *usage, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/* st, or when it failed the configuration error of its message followed by the usage line. */
+strux_status strux_cli_gen_checked(strux_status st, const char *usage);
+/* strux gen's argv: the one OUTPUT into *out; each `FLAG VALUE` whose FLAG is names[f] handed to
+ * take(ctx, f, FLAG, VALUE). Usage errors (strux_cli_gen_usage with usage): an unknown option, a
+ * flag without its value, a second OUTPUT, no OUTPUT; else take's status. */
+strux_status strux_cli_gen_args(int argc, char **argv, const char *usage,
+                                const char *const *names, size_t n,
+                                strux_status (*take)(void *ctx, size_t f, const char *flag,
+                                                     const char *value),
+                                void *ctx, const char **out);
+/* Nonzero when s ends with suffix. */
+int strux_cli_ends_with(const char *s, const char *suffix);
+/* `strux gen OUTPUT --shape ...` (cli/gen_shape.c): the hierarchy generators; rank 0's part. */
+strux_status strux_cli_gen_shape(int argc, char **argv);
+#define STRUX_GEN_SHAPE_USAGE                                                                      \
+    "usage: strux gen OUTPUT --shape balanced|unbalanced|random|swiki [--rows N] [--features D] "   \
+    "[--depth K] [--cuts C] [--nodes M] [--extra-parents P] [--labels-per-row R] [--nnz K] "       \
+    "[--scale S] [--seed S] [--row-offset R] [--hier FILE]"
 int strux_cmd_inspect(strux_comm *comm, int argc, char **argv);
 int strux_cmd_help(strux_comm *comm, int argc, char **argv);
 

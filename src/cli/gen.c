@@ -2,8 +2,8 @@
  * data from a planted sparse linear model (data/synth.c), written as the HDF5 CSR container
  * (io/dataset_file.c), or as LIBSVM/XMC text with its `N D L` header when OUTPUT ends in .svm
  * (small sets: tests, other tools). A test set of the same model is the same --seed with
- * --row-offset past the training rows. Rank 0 generates and writes; other ranks wait for its
- * status. */
+ * --row-offset past the training rows. With --shape, the hierarchical generators of
+ * cli/gen_shape.c instead. Rank 0 generates and writes; other ranks wait for its status. */
 #include "cli.h"
 
 #include <errno.h>
@@ -20,9 +20,7 @@
 #define GEN_LABELS_PER_ROW 3 /* default mean labels per row (at most L/2) */
 #define GEN_NOISE 0.1        /* default label noise relative to each label's score spread */
 
-/* A usage error: the reason, then the usage line. */
-static strux_status usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static strux_status usage_error(const char *fmt, ...)
+strux_status strux_cli_gen_usage(const char *usage, const char *fmt, ...)
 {
     char why[1024];
     va_list ap;
@@ -30,7 +28,16 @@ static strux_status usage_error(const char *fmt, ...)
     vsnprintf(why, sizeof why, fmt, ap);
     va_end(ap);
     return strux_error_set(STRUX_ERR_CONFIG, __FILE__, __LINE__, __func__, "gen: %s\n%s", why,
-                           GEN_USAGE);
+                           usage);
+}
+#define usage_error(...) strux_cli_gen_usage(GEN_USAGE, __VA_ARGS__)
+
+strux_status strux_cli_gen_checked(strux_status st, const char *usage)
+{
+    if (st == STRUX_OK) return st;
+    char why[1024];
+    snprintf(why, sizeof why, "%s", strux_error_message());
+    return strux_error_set(STRUX_ERR_CONFIG, __FILE__, __LINE__, __func__, "%s\n%s", why, usage);
 }
 
 static strux_status parse_int(const char *flag, const char *text, int64_t lo, int64_t hi,
@@ -56,7 +63,7 @@ static strux_status parse_real(const char *flag, const char *text, double *out)
     return STRUX_OK;
 }
 
-static int ends_with(const char *s, const char *suffix)
+int strux_cli_ends_with(const char *s, const char *suffix)
 {
     size_t n = strlen(s), m = strlen(suffix);
     return n >= m && strcmp(s + n - m, suffix) == 0;
@@ -88,40 +95,59 @@ static strux_status write_svm(const char *path, const strux_dataset *ds)
     return strux_io_commit(tmp, path);
 }
 
+strux_status strux_cli_gen_args(int argc, char **argv, const char *usage,
+                                const char *const *names, size_t n,
+                                strux_status (*take)(void *ctx, size_t f, const char *flag,
+                                                     const char *value),
+                                void *ctx, const char **out)
+{
+    *out = NULL;
+    for (int k = 1; k < argc; k++) {
+        const char *a = argv[k];
+        if (a[0] != '-') {
+            if (*out)
+                return strux_cli_gen_usage(usage, "more than one OUTPUT ('%s', '%s')", *out, a);
+            *out = a;
+            continue;
+        }
+        size_t f = 0;
+        while (f < n && strcmp(a, names[f]) != 0)
+            f++;
+        if (f == n) return strux_cli_gen_usage(usage, "unknown option '%s'", a);
+        if (k + 1 >= argc) return strux_cli_gen_usage(usage, "%s needs a value", a);
+        STRUX_TRY(take(ctx, f, a, argv[++k]));
+    }
+    return *out ? STRUX_OK : strux_cli_gen_usage(usage, "OUTPUT is missing");
+}
+
+typedef struct gen_flag {
+    const char *name;
+    int64_t lo, hi; /* range of an integer flag */
+    int64_t *i;     /* an integer flag's value, or NULL */
+    double *x;      /* a real flag's value, or NULL */
+} gen_flag;
+
+static strux_status take_flag(void *ctx, size_t f, const char *flag, const char *value)
+{
+    const gen_flag *t = (const gen_flag *)ctx + f;
+    return t->i ? parse_int(flag, value, t->lo, t->hi, t->i) : parse_real(flag, value, t->x);
+}
+
 static strux_status parse_args(int argc, char **argv, strux_gen_options *o, const char **out)
 {
     int64_t rows = 0, dim = 0, labels = 0, nnz = 0, seed = 1, offset = 0;
     double m = NAN, noise = GEN_NOISE; /* m: NaN until given (parse_real takes finite numbers) */
-    const struct {
-        const char *name;
-        int64_t lo, hi; /* range of an integer flag */
-        int64_t *i;     /* an integer flag's value, or NULL */
-        double *x;      /* a real flag's value, or NULL */
-    } flags[] = {
+    gen_flag flags[] = {
         {"--rows", 1, INT64_MAX, &rows, NULL},     {"--features", 1, INT32_MAX - 1, &dim, NULL},
         {"--labels", 1, INT32_MAX, &labels, NULL}, {"--nnz", 1, INT32_MAX - 1, &nnz, NULL},
         {"--seed", 0, INT64_MAX, &seed, NULL},     {"--row-offset", 0, INT64_MAX, &offset, NULL},
         {"--labels-per-row", 0, 0, NULL, &m},      {"--noise", 0, 0, NULL, &noise},
     };
-    const size_t n_flags = sizeof flags / sizeof *flags;
-    *out = NULL;
-    for (int k = 1; k < argc; k++) {
-        const char *a = argv[k];
-        if (a[0] != '-') {
-            if (*out) return usage_error("more than one OUTPUT ('%s', '%s')", *out, a);
-            *out = a;
-            continue;
-        }
-        size_t f = 0;
-        while (f < n_flags && strcmp(a, flags[f].name) != 0)
-            f++;
-        if (f == n_flags) return usage_error("unknown option '%s'", a);
-        if (k + 1 >= argc) return usage_error("%s needs a value", a);
-        const char *v = argv[++k];
-        STRUX_TRY(flags[f].i ? parse_int(a, v, flags[f].lo, flags[f].hi, flags[f].i)
-                             : parse_real(a, v, flags[f].x));
-    }
-    if (!*out) return usage_error("OUTPUT is missing");
+    const char *names[sizeof flags / sizeof *flags];
+    for (size_t f = 0; f < sizeof flags / sizeof *flags; f++)
+        names[f] = flags[f].name;
+    STRUX_TRY(strux_cli_gen_args(argc, argv, GEN_USAGE, names, sizeof flags / sizeof *flags,
+                                 take_flag, flags, out));
     if (!rows || !dim || !labels)
         return usage_error("--rows, --features and --labels are required");
     *o = (strux_gen_options){
@@ -138,17 +164,13 @@ static strux_status parse_args(int argc, char **argv, strux_gen_options *o, cons
         .noise = noise,
         .seed = (uint64_t)seed,
     };
-    if (strux_gen_options_check(o) != STRUX_OK) {
-        char why[1024];
-        snprintf(why, sizeof why, "%s", strux_error_message());
-        return strux_error_set(STRUX_ERR_CONFIG, __FILE__, __LINE__, __func__, "%s\n%s", why,
-                               GEN_USAGE);
-    }
-    return STRUX_OK;
+    return strux_cli_gen_checked(strux_gen_options_check(o), GEN_USAGE);
 }
 
 static strux_status gen(int argc, char **argv)
 {
+    for (int k = 1; k < argc; k++) /* --shape: the hierarchy generators (cli/gen_shape.c) */
+        if (strcmp(argv[k], "--shape") == 0) return strux_cli_gen_shape(argc, argv);
     strux_gen_options o;
     const char *out;
     STRUX_TRY(parse_args(argc, argv, &o, &out));
@@ -157,7 +179,7 @@ static strux_status gen(int argc, char **argv)
     double t0 = strux_time_now();
     STRUX_TRY(strux_dataset_generate(&o, &ds));
     double t1 = strux_time_now();
-    strux_status st = ends_with(out, ".svm") ? write_svm(out, ds) : strux_io_dataset_save(out, ds);
+    strux_status st = strux_cli_ends_with(out, ".svm") ? write_svm(out, ds) : strux_io_dataset_save(out, ds);
     if (st == STRUX_OK)
         strux_log(STRUX_LOG_INFO,
                   "%s: %lld rows from row %lld, %d features, %d labels, %lld non-zeros, %.3f "

@@ -1,7 +1,7 @@
 /* data/synth.c - synthetic multi-label data from a planted sparse linear model (`strux gen`,
  * strux_dataset_generate in data.h). In order:
  *   1. feature popularity: Zipf's law over popularity ranks, drawn in O(1) from Vose's alias
- *      table; ranks map to columns by an affine bijection r -> (a·r + b) mod D; all else about a
+ *      table (the vocabulary of vocab.c); ranks map to columns by an affine bijection r -> (a·r + b) mod D; all else about a
  *      feature is indexed by its rank, so the popular features share cache lines;
  *   2. the planted model: each of the n_planted most popular features has N(0, 1) weights w*_kj
  *      for PLANT_FAN distinct random labels k, so every label has about KEYWORDS_PER_LABEL
@@ -17,7 +17,7 @@
  * global row for features and noise, the sample row for calibration; never by the requested
  * range, so rows are the same however generation is split. Not a model of any particular corpus:
  * the labels are independent given x, and features are independent of the labels. */
-#include "strux/data.h"
+#include "data_impl.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -32,7 +32,6 @@
 #define CALIB_ROWS_MIN 1024     /* the sample has CALIB_ENTRIES / L rows within these bounds */
 #define CALIB_ROWS_MAX 32768
 #define BISECT_STEPS 64     /* of the frequency scale c: halves its bracket to double precision */
-#define SHELL_SORT_MAX 1024 /* longer rows are sorted by qsort */
 
 /* One purpose per RNG stream, so that e.g. the noise level does not move the features. */
 enum {
@@ -44,26 +43,14 @@ enum {
     STREAM_CALIB_NOISE     /* calibration row i's label noise */
 };
 
-typedef struct alias_slot {
-    float prob;    /* keep this slot's rank with this probability, */
-    int32_t alias; /* else take this rank */
-} alias_slot;
-
-typedef struct planted {
-    int32_t k; /* a label the feature has a planted weight for */
-    float w;   /* the weight w*_kj */
-} planted;
-
 typedef struct synth {
     int32_t dim, n_labels, nnz; /* D, L, non-zeros per row */
     int32_t fan;                /* planted labels per keyword: min(L, PLANT_FAN) */
     int64_t n_planted;          /* keywords: ranks below min(D, KEYWORDS_PER_LABEL·L/fan) */
     double noise;               /* σ_k = noise · std(s_k) */
     uint64_t seed;
-    alias_slot *alias; /* D: Vose's alias table over popularity ranks */
-    int32_t *column;   /* D: column of rank r, (a·r + b) mod D with gcd(a, D) = 1 */
-    float *idf;        /* D: inverse-popularity weight of rank r, 1 + ln(r + 1) */
-    planted *plant;    /* n_planted × fan: rank r's planted weights (a cache line for fan 8) */
+    strux_vocab vocab; /* D: popularity ranks (alias table), their columns and idf */
+    strux_planted *plant; /* n_planted × fan: rank r's planted weights (a cache line for fan 8) */
     double *tau;       /* L: thresholds τ_k */
     double *sigma;     /* L: label noise std σ_k */
     double *score;     /* L: the current row's scores s_k */
@@ -75,11 +62,7 @@ typedef struct synth {
 
 strux_status strux_gen_options_check(const strux_gen_options *o)
 {
-    STRUX_CHECK(o->n_rows > 0, STRUX_ERR_CONFIG, "gen: rows = %lld; it must be positive",
-                (long long)o->n_rows);
-    STRUX_CHECK(o->first_row >= 0 && o->first_row <= INT64_MAX - o->n_rows, STRUX_ERR_CONFIG,
-                "gen: row offset = %lld; it must be ≥ 0 and leave room for %lld rows",
-                (long long)o->first_row, (long long)o->n_rows);
+    STRUX_TRY(strux_gen_check_rows(o->n_rows, o->first_row));
     STRUX_CHECK(o->dim > 0 && o->dim < INT32_MAX, STRUX_ERR_CONFIG,
                 "gen: features = %d; it must be in [1, %d] (one column is kept for the bias)",
                 o->dim, INT32_MAX - 1);
@@ -103,128 +86,12 @@ strux_status strux_gen_options_check(const strux_gen_options *o)
     return STRUX_OK;
 }
 
-static uint64_t gcd_u64(uint64_t a, uint64_t b)
-{
-    while (b) {
-        uint64_t t = a % b;
-        a = b;
-        b = t;
-    }
-    return a;
-}
-
-/* Vose's alias method for P(rank r) ∝ (r + 1)^-FEATURE_ZIPF, the idf of every rank, and the
- * column of every rank. */
-static strux_status setup_popularity(synth *s)
-{
-    int64_t D = s->dim;
-    double *p = NULL;
-    int32_t *work = NULL; /* small ranks stacked from the front, large ones from the back */
-    strux_status st = STRUX_OK;
-    STRUX_TRY_GOTO(st, strux_alloc_array(&s->alias, (size_t)D, sizeof *s->alias), done);
-    STRUX_TRY_GOTO(st, strux_alloc_array(&s->idf, (size_t)D, sizeof *s->idf), done);
-    STRUX_TRY_GOTO(st, strux_alloc_array(&s->column, (size_t)D, sizeof *s->column), done);
-    STRUX_TRY_GOTO(st, strux_alloc_array(&p, (size_t)D, sizeof *p), done);
-    STRUX_TRY_GOTO(st, strux_alloc_array(&work, (size_t)D, sizeof *work), done);
-    double total = 0;
-    for (int64_t r = 0; r < D; r++) {
-        total += p[r] = pow((double)r + 1.0, -FEATURE_ZIPF);
-        /* ln(r + 1) is ln 1/P(rank r) up to a constant: an idf for a document frequency ∝ P */
-        s->idf[r] = (float)(1.0 + FEATURE_ZIPF * log((double)r + 1.0));
-    }
-    int64_t n_small = 0, n_large = 0;
-    for (int64_t r = 0; r < D; r++) {
-        p[r] *= (double)D / total; /* mean 1 */
-        if (p[r] < 1)
-            work[n_small++] = (int32_t)r;
-        else
-            work[D - 1 - n_large++] = (int32_t)r;
-    }
-    while (n_small > 0 && n_large > 0) {
-        int32_t l = work[--n_small], g = work[D - n_large--];
-        s->alias[l] = (alias_slot){(float)p[l], g};
-        p[g] -= 1.0 - p[l];
-        if (p[g] < 1)
-            work[n_small++] = g;
-        else
-            work[D - 1 - n_large++] = g;
-    }
-    while (n_small > 0) { /* rounding leftovers */
-        int32_t l = work[--n_small];
-        s->alias[l] = (alias_slot){1.0f, l};
-    }
-    while (n_large > 0) {
-        int32_t g = work[D - n_large--];
-        s->alias[g] = (alias_slot){1.0f, g};
-    }
-
-    strux_rng r;
-    strux_rng_init(&r, s->seed, STREAM_SCATTER, 0);
-    uint64_t a = D > 1 ? 1 + strux_rng_below(&r, (uint64_t)D - 1) : 1;
-    while (gcd_u64(a, (uint64_t)D) != 1)
-        a = a + 1 < (uint64_t)D ? a + 1 : 1;
-    uint64_t b = strux_rng_below(&r, (uint64_t)D);
-    for (int64_t rank = 0; rank < D; rank++)
-        s->column[rank] = (int32_t)(((uint64_t)rank * a + b) % (uint64_t)D);
-done:
-    strux_free(&p);
-    strux_free(&work);
-    return st;
-}
-
 /* The planted labels (distinct) and weights of the feature of rank r, from its own stream. */
 static void plant_feature(synth *s, int64_t rank)
 {
     strux_rng r;
     strux_rng_init(&r, s->seed, STREAM_MODEL, (uint64_t)rank);
-    planted *pl = s->plant + rank * s->fan;
-    for (int32_t f = 0; f < s->fan; f++) {
-        int fresh;
-        do {
-            pl[f].k = (int32_t)strux_rng_below(&r, (uint64_t)s->n_labels);
-            fresh = 1;
-            for (int32_t g = 0; g < f; g++)
-                fresh &= pl[g].k != pl[f].k;
-        } while (!fresh);
-        pl[f].w = (float)strux_rng_normal(&r);
-    }
-}
-
-/* A popularity rank: one 64-bit draw gives the alias slot (low half, multiply-shift: bias below
- * D / 2^32) and the coin (high half). */
-static int64_t draw_rank(const synth *s, strux_rng *r)
-{
-    uint64_t x = strux_rng_next(r);
-    int64_t i = (int64_t)(((x & 0xffffffffu) * (uint64_t)s->dim) >> 32);
-    float coin = (float)((double)(x >> 32) * 0x1.0p-32);
-    return coin < s->alias[i].prob ? i : s->alias[i].alias;
-}
-
-static int cmp_u64(const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return (x > y) - (x < y);
-}
-
-/* Ascending keys: Shell sort (Knuth's gaps 1, 4, 13, ...) for rows of the usual length, which
- * beats qsort's call per comparison; qsort for long rows. */
-static void sort_keys(uint64_t *a, int64_t n)
-{
-    if (n > SHELL_SORT_MAX) {
-        qsort(a, (size_t)n, sizeof *a, cmp_u64);
-        return;
-    }
-    int64_t h = 1;
-    while (h < n / 3)
-        h = 3 * h + 1;
-    for (; h > 0; h /= 3)
-        for (int64_t i = h; i < n; i++) {
-            uint64_t v = a[i];
-            int64_t j = i;
-            for (; j >= h && a[j - h] > v; j -= h)
-                a[j] = a[j - h];
-            a[j] = v;
-        }
+    strux_plant_draw(&r, 0, s->n_labels, s->fan, s->plant + rank * s->fan);
 }
 
 /* Row `row` of feature stream `stream` into col/val (nnz entries, ascending, unit norm); s->key
@@ -239,20 +106,20 @@ static void draw_row(synth *s, uint64_t stream, int64_t row, int32_t *col, float
      * and after 4·nnz + 64 draws the rest come uniformly from the unused columns (selection
      * sampling, Knuth's Algorithm S, in rank order). */
     for (int64_t t = 0; have < s->nnz && t < 4 * (int64_t)s->nnz + 64; t++) {
-        int64_t rank = draw_rank(s, &r);
+        int64_t rank = strux_alias_draw(&s->vocab.popularity, &r);
         if (s->mark[rank] == stamp) continue;
         s->mark[rank] = stamp;
-        s->key[have++] = (uint64_t)s->column[rank] << 32 | (uint64_t)rank;
+        s->key[have++] = (uint64_t)s->vocab.column[rank] << 32 | (uint64_t)rank;
     }
     int64_t unused = (int64_t)s->dim - have;
     for (int64_t rank = 0; have < s->nnz; rank++) {
         if (s->mark[rank] == stamp) continue;
         if (strux_rng_uniform(&r) * (double)unused-- < (double)(s->nnz - have)) {
             s->mark[rank] = stamp;
-            s->key[have++] = (uint64_t)s->column[rank] << 32 | (uint64_t)rank;
+            s->key[have++] = (uint64_t)s->vocab.column[rank] << 32 | (uint64_t)rank;
         }
     }
-    sort_keys(s->key, s->nnz);
+    strux_sort_keys(s->key, s->nnz);
     /* x_j = (1 + ln tf) · idf(rank): sublinear term count (tf geometric from 1) times the
      * inverse-popularity weight, then x /= ‖x‖. */
     double norm2 = 0;
@@ -260,7 +127,7 @@ static void draw_row(synth *s, uint64_t stream, int64_t row, int32_t *col, float
         int tf = 1;
         while (strux_rng_uniform(&r) < TF_MORE)
             tf++;
-        double v = (tf > 1 ? 1.0 + log((double)tf) : 1.0) * s->idf[s->key[p] & 0xffffffffu];
+        double v = (tf > 1 ? 1.0 + log((double)tf) : 1.0) * s->vocab.idf[s->key[p] & 0xffffffffu];
         col[p] = (int32_t)(s->key[p] >> 32);
         val[p] = (float)v;
         norm2 += v * v;
@@ -278,7 +145,7 @@ static void score_row(synth *s, const float *val)
     for (int32_t p = 0; p < s->nnz; p++) {
         int64_t rank = (int64_t)(s->key[p] & 0xffffffffu);
         if (rank >= s->n_planted) continue; /* a noise word */
-        const planted *pl = s->plant + rank * s->fan;
+        const strux_planted *pl = s->plant + rank * s->fan;
         for (int32_t f = 0; f < s->fan; f++)
             s->score[pl[f].k] += (double)val[p] * pl[f].w;
     }
@@ -386,9 +253,7 @@ done:
 
 static void synth_free(synth *s)
 {
-    strux_free(&s->alias);
-    strux_free(&s->idf);
-    strux_free(&s->column);
+    strux_vocab_free(&s->vocab);
     strux_free(&s->plant);
     strux_free(&s->tau);
     strux_free(&s->sigma);
@@ -417,7 +282,7 @@ static strux_status synth_setup(synth *s, const strux_gen_options *o)
     STRUX_TRY(strux_alloc_array(&s->z, L, sizeof *s->z));
     STRUX_TRY(strux_alloc_array(&s->mark, D, sizeof *s->mark));
     STRUX_TRY(strux_alloc_array(&s->key, (size_t)o->nnz, sizeof *s->key));
-    STRUX_TRY(setup_popularity(s));
+    STRUX_TRY(strux_vocab_build(&s->vocab, s->dim, FEATURE_ZIPF, s->seed, STREAM_SCATTER));
     for (int64_t rank = 0; rank < s->n_planted; rank++)
         plant_feature(s, rank);
     return calibrate(s, o->labels_per_row);

@@ -94,41 +94,101 @@ strux_status strux_io_commit(const char *tmp, const char *path)
     return move_into_place(tmp, path);
 }
 
-strux_status strux_io_write_atomic(const char *path, const void *bytes, size_t n)
-{
+#define FILE_BUFFER ((size_t)1 << 20) /* strux_io_file: smaller writes are gathered up to 1 MiB */
+
+struct strux_io_file {
+    char path[PATH_MAX];
     char tmp[PATH_MAX + 32];
+    int fd;
+    size_t given;      /* bytes handed over so far (the size a full disk message names) */
+    char *buf;         /* FILE_BUFFER bytes, allocated at the first small write */
+    size_t fill;       /* bytes in buf */
+    int e;             /* errno of the first failure, 0 if none */
+    const char *what;  /* the step that failed */
+};
+
+strux_status strux_io_file_open(const char *path, strux_io_file **out)
+{
+    *out = NULL;
     STRUX_CHECK(strlen(path) < PATH_MAX, STRUX_ERR_IO, "%s: path too long", path);
-    strux_io_temp_name(path, tmp, sizeof tmp);
     STRUX_TRY(strux_io_make_parent(path));
+    strux_io_file *f = NULL;
+    STRUX_TRY(strux_alloc(&f, sizeof *f));
+    snprintf(f->path, sizeof f->path, "%s", path);
+    strux_io_temp_name(path, f->tmp, sizeof f->tmp);
     /* O_EXCL: a temporary of the same name is another writer's (the same pid on another node of
      * a shared file system), never ours to truncate; take the next free name instead */
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-    for (int k = 1; fd < 0 && errno == EEXIST && k < 100; k++) {
-        snprintf(tmp, sizeof tmp, "%s.tmp.%ld.%d", path, (long)getpid(), k);
-        fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    f->fd = open(f->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    for (int k = 1; f->fd < 0 && errno == EEXIST && k < 100; k++) {
+        snprintf(f->tmp, sizeof f->tmp, "%s.tmp.%ld.%d", path, (long)getpid(), k);
+        f->fd = open(f->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
     }
-    STRUX_CHECK(fd >= 0, STRUX_ERR_IO, "%s: cannot create %s: %s", path, tmp, strerror(errno));
-    const char *p = bytes;
-    size_t left = n;
-    int e = 0;
-    const char *what = "write";
-    while (left > 0) {
-        ssize_t w = write(fd, p, left);
+    if (f->fd < 0) {
+        int e = errno;
+        strux_free(&f);
+        return strux_error_set(STRUX_ERR_IO, __FILE__, __LINE__, __func__,
+                               "%s: cannot create the temporary file: %s", path, strerror(e));
+    }
+    f->what = "write";
+    *out = f;
+    return STRUX_OK;
+}
+
+/* write(2) all of p, retrying on EINTR; the first failure is kept in f->e. */
+static void file_put(strux_io_file *f, const char *p, size_t n)
+{
+    while (n > 0 && f->e == 0) {
+        ssize_t w = write(f->fd, p, n);
         if (w < 0 && errno == EINTR) continue;
         if (w <= 0) {
-            e = w < 0 ? errno : EIO;
+            f->e = w < 0 ? errno : EIO;
             break;
         }
         p += w;
-        left -= (size_t)w;
+        n -= (size_t)w;
     }
-    if (e == 0 && fsync(fd) != 0 && errno != EINVAL) e = errno, what = "fsync";
-    if (close(fd) != 0 && e == 0) e = errno, what = "close";
-    if (e != 0) {
-        remove(tmp);
-        return io_write_failed(path, e, n, what);
+}
+
+strux_status strux_io_file_write(strux_io_file *f, const void *bytes, size_t n)
+{
+    f->given += n;
+    if (f->fill + n > FILE_BUFFER || !f->buf) {
+        file_put(f, f->buf, f->fill);
+        f->fill = 0;
+        if (n >= FILE_BUFFER) {
+            file_put(f, bytes, n);
+            n = 0;
+        } else if (!f->buf) {
+            STRUX_TRY(strux_alloc(&f->buf, FILE_BUFFER));
+        }
     }
-    return move_into_place(tmp, path);
+    if (n > 0) memcpy(f->buf + f->fill, bytes, n);
+    f->fill += n;
+    return f->e ? io_write_failed(f->path, f->e, f->given, f->what) : STRUX_OK;
+}
+
+strux_status strux_io_file_close(strux_io_file **fp, strux_status st)
+{
+    strux_io_file *f = *fp;
+    if (!f) return st;
+    file_put(f, f->buf, f->fill);
+    if (f->e == 0 && fsync(f->fd) != 0 && errno != EINVAL) f->e = errno, f->what = "fsync";
+    if (close(f->fd) != 0 && f->e == 0) f->e = errno, f->what = "close";
+    if (st == STRUX_OK && f->e != 0) st = io_write_failed(f->path, f->e, f->given, f->what);
+    if (st == STRUX_OK)
+        st = move_into_place(f->tmp, f->path);
+    else
+        remove(f->tmp);
+    strux_free(&f->buf);
+    strux_free(fp);
+    return st;
+}
+
+strux_status strux_io_write_atomic(const char *path, const void *bytes, size_t n)
+{
+    strux_io_file *f;
+    STRUX_TRY(strux_io_file_open(path, &f));
+    return strux_io_file_close(&f, strux_io_file_write(f, bytes, n));
 }
 
 strux_status strux_io_make_parent(const char *path)

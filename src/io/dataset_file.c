@@ -11,7 +11,6 @@
 #include <sys/stat.h>
 #include <zlib.h>
 
-#define DATA_FORMAT "strux-csr"
 #define DATA_MAX_DIM 2147483645 /* features, with room for the bias column (data.dim's bound) */
 
 int strux_io_is_hdf5(const char *path)
@@ -43,7 +42,7 @@ static strux_status write_csr(hid_t f, const char *group, const int64_t *ptr, in
 static strux_status write_dataset(hid_t f, const char *path, const void *ctx)
 {
     const strux_dataset *ds = ctx;
-    STRUX_TRY(h5_attr_str(f, "format", DATA_FORMAT, path));
+    STRUX_TRY(h5_attr_str(f, "format", H5_DATA_FORMAT, path));
     STRUX_TRY(h5_attr_i64(f, "n_rows", ds->n_global, path));
     STRUX_TRY(h5_attr_i64(f, "dim", ds->dim, path));
     STRUX_TRY(h5_attr_i64(f, "n_labels", ds->n_labels, path));
@@ -136,7 +135,7 @@ static strux_status read_body(hid_t f, const char *path, const strux_read_option
     int64_t nnz_x, nnz_y;
 
     STRUX_TRY(h5_read_attr_str(f, "format", fmt, sizeof fmt, path));
-    STRUX_CHECK(strcmp(fmt, DATA_FORMAT) == 0, STRUX_ERR_INPUT,
+    STRUX_CHECK(strcmp(fmt, H5_DATA_FORMAT) == 0, STRUX_ERR_INPUT,
                 "%s: not a strux dataset (format '%s')", path, fmt);
     STRUX_TRY(h5_read_attr_i64(f, "n_rows", &n, path));
     STRUX_TRY(h5_read_attr_i64(f, "dim", &dim_file, path));

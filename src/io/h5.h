@@ -9,6 +9,9 @@
 
 #include <hdf5.h>
 
+/* The format attribute of the HDF5 CSR dataset container (dataset_file.c, dataset_stream.c). */
+#define H5_DATA_FORMAT "strux-csr"
+
 /* Silence HDF5's own error printing (strux reports its own messages). */
 void h5_quiet(void);
 
