@@ -3,7 +3,8 @@
  * per-node scores, implemented in hier_infer.c, in this order: leaf path sums and the single-label
  * argmax (§5.1; tree O(M) top-down, DAG via the Ā(l) CSR), the multi-label tree DP (§5.3, ties
  * A19), and the multi-label DAG programme (6.22) (§5.4: LP relaxation, the binary IP through
- * strux_lp_solve_integer when the LP is fractional, the exact leaf pruning).
+ * strux_lp_solve_integer when the LP is fractional, the exact leaf pruning, the cap on its size,
+ * the start at the incumbent).
  * No model, no features, no losses of their own, no MPI: the task turns W_n·x, α and its loss
  * into the two per-node arrays every oracle takes,
  *   s[n]  the node score (√α_n W_n·x, or what the model needs; §5),
@@ -33,19 +34,28 @@ enum {
 /* What one DAG solve did (instrumentation and tests). */
 typedef struct strux_hier_dag_info {
     double lp_value;      /* optimum of the (pruned) LP; the value itself when no LP was solved */
+    int used_lp;          /* an LP was solved (0: the pruning left one candidate) */
     int fractional;       /* the LP optimum was fractional */
     int used_ilp;         /* the binary IP was solved */
+    int capped;           /* the pruned LP was over the cap: C was cut to the candidates of
+                             largest ub that fit (the answer is not certified optimal) */
     int32_t n_candidates; /* |C| of the pruning (all leaves without STRUX_HIER_PRUNE) */
+    int32_t n_cols;       /* columns of the LP solved (kept nodes), 0 without an LP */
+    double lp_seconds;    /* wall seconds of building and solving the LP and the IP */
 } strux_hier_dag_info;
 
-/* Workspace for h (borrowed: it must outlive the workspace and not change). with_lp builds the
- * (6.22) constraint rows once in a persistent GLPK problem (needed by strux_hier_infer_dag; pass
- * !h->is_tree for the usual choice). STRUX_ERR_NOMEM, STRUX_ERR_LP. */
+/* Workspace for h (borrowed: it must outlive the workspace and not change). with_lp makes the
+ * GLPK problem (up to M columns) and the scratch strux_hier_infer_dag needs (pass !h->is_tree
+ * for the usual choice). STRUX_ERR_NOMEM, STRUX_ERR_LP. */
 strux_status strux_hier_infer_create(const strux_hierarchy *h, int with_lp, strux_hier_infer **out);
 void strux_hier_infer_destroy(strux_hier_infer **w);
-/* fresh = 1: every LP starts from GLPK's standard basis (task.lp_start=fresh), so the answer on a
- * non-unique optimum does not depend on earlier calls. Default 0 (warm). */
+/* fresh = 1: every LP starts from GLPK's standard basis (task.lp_start = fresh, z = 0, which the
+ * cover row makes infeasible: a phase 1 first); 0 (default, warm): from the incumbent Ā(l*), the
+ * best single-leaf label, a feasible vertex. Either way the answer depends only on the call's
+ * scores, never on earlier calls. */
 void strux_hier_infer_set_fresh_start(strux_hier_infer *w, int fresh);
+/* Cap on the columns of a pruned LP (task.lp_max_nodes; 0, the default: none). */
+void strux_hier_infer_set_max_nodes(strux_hier_infer *w, int64_t max_nodes);
 
 /* S(l) = Σ_{n∈Ā(l)} (s_n + a_n) for every leaf, in leaf order (h->leaves), to S (n_leaves).
  * Tree: one top-down pass, O(M); DAG: the Ā CSR, O(Σ_l |Ā(l)|). a may be NULL. */
@@ -62,14 +72,17 @@ void strux_hier_infer_leaf(strux_hier_infer *w, const double *s, const double *a
 strux_status strux_hier_infer_tree(strux_hier_infer *w, const double *s, const double *a, double *z,
                                    double *value);
 /* Multi-label on any hierarchy by (6.22) (§5.4): maximise Σ r_n z_n over the LP relaxation
- * (0 ≤ z ≤ 1, child-sum rows, parent rows, the cover row), warm-started from the last basis.
- * An LP optimum within STRUX_HIER_INTEGRAL_TOL of integral is rounded and is the exact answer;
- * otherwise STRUX_HIER_EXACT solves the binary IP, and without it the fractional z is returned
- * with the LP value (A18). STRUX_HIER_PRUNE first keeps only the leaves C = {l : ub(l) > 0} ∪
- * {l*} and their ancestors (the other columns fixed at 0, which is the sub-DAG programme); |C| = 1
- * answers Ā(l*) with no LP. z (M) gets the solution, *value its objective; info may be NULL.
- * Needs with_lp (STRUX_ERR_INTERNAL otherwise); STRUX_ERR_LP when GLPK fails or finds no optimum
- * (the programme always has one). */
+ * (0 ≤ z ≤ 1, child-sum rows, parent rows, the cover row), built for this call on the kept nodes
+ * only and started at the incumbent Ā(l*) (strux_hier_infer_set_fresh_start). An LP optimum
+ * within STRUX_HIER_INTEGRAL_TOL of integral is rounded and is the exact answer; otherwise
+ * STRUX_HIER_EXACT solves the binary IP, and without it the fractional z is returned with the LP
+ * value (A18). STRUX_HIER_PRUNE first keeps only the leaves C = {l : ub(l) > 0} ∪ {l*} and their
+ * ancestors Ā(C), the sub-DAG programme (same IP optimum, a tighter LP); |C| = 1 answers Ā(l*)
+ * with no LP; when Ā(C) has more nodes than the cap, C is cut to l* and the candidates of
+ * largest ub that fit (info->capped: a valid label, no longer certified optimal). Without the
+ * pruning every node is kept (no cap). z (M) gets the solution, *value its objective; info may
+ * be NULL. Needs with_lp (STRUX_ERR_INTERNAL otherwise); STRUX_ERR_LP when GLPK fails or finds no
+ * optimum (the programme always has one). */
 strux_status strux_hier_infer_dag(strux_hier_infer *w, const double *s, const double *a, int flags,
                                   double *z, double *value, strux_hier_dag_info *info);
 

@@ -84,6 +84,12 @@ const strux_opt_spec strux_task_opt_specs[] = {
      "(stop) or is refused (error)"},
     {"task.prune", STRUX_OPT_BOOL, offsetof(strux_task_options, prune), "true", 0, 0, NULL,
      "hierarchy: exact leaf pruning before the multi-label DAG LP (hierarchical.md §5.4)"},
+    {"task.lp_max_nodes", STRUX_OPT_INT, offsetof(strux_task_options, lp_max_nodes), "5000", 0,
+     2e9, NULL,
+     "hierarchy: largest pruned multi-label DAG LP, in nodes (columns); an example whose "
+     "candidate leaves need more keeps only its highest-bound candidates that fit, an answer "
+     "that is no longer certified optimal (counted in the lp_capped column and logged); 0: no "
+     "cap. With task.prune = false the full LP is solved whatever its size"},
     {NULL},
 };
 
@@ -118,6 +124,15 @@ strux_status strux_task_type_caps(const char *type, unsigned *caps)
     const strux_task_entry *e;
     STRUX_TRY(find_entry(type, &e));
     *caps = e->caps;
+    return STRUX_OK;
+}
+
+strux_status strux_task_needs(const strux_task_options *opt, unsigned *needs, const char **why)
+{
+    const strux_task_entry *e;
+    STRUX_TRY(find_entry(opt->type, &e));
+    *why = "";
+    *needs = e->needs ? e->needs(opt, why) : 0;
     return STRUX_OK;
 }
 
@@ -322,6 +337,12 @@ void strux_task_certified(const strux_task *t, int64_t *certified, int64_t *call
 {
     *certified = *calls = 0;
     if (t->ops->certified) t->ops->certified(t, certified, calls);
+}
+
+int strux_task_lp_stats(const strux_task *t, strux_lp_stats *oracle, strux_lp_stats *predict)
+{
+    *oracle = *predict = (strux_lp_stats){0};
+    return t->ops->lp_stats ? t->ops->lp_stats(t, oracle, predict) : 0;
 }
 
 void strux_candidates_free(strux_candidates *c)
