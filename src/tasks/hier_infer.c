@@ -255,7 +255,7 @@ static int32_t prune(strux_hier_infer *w, int32_t lstar, int32_t *n_keep, int *c
         w->order[n_c++] = i;
         kept += keep_ancestors(w, i);
     }
-    *capped = w->max_nodes > 0 && kept > w->max_nodes;
+    *capped = n_c > 1 && w->max_nodes > 0 && kept > w->max_nodes; /* one candidate: no LP */
     if (*capped) {
         sort_candidates(w, n_c);
         memset(w->keep, 0, (size_t)h->n_nodes);
