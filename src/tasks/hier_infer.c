@@ -16,10 +16,13 @@ struct strux_hier_infer {
     double *r;                /* [M] s + a of the current call */
     double *g;                /* [M] top-down path sums (§5.1) or the DP's g(n) (§5.3) */
     double *S;                /* [n_leaves] leaf path sums S(l) */
-    double *ub;               /* [n_leaves] §5.4 bound ub(l) */
+    double *ub;               /* [n_leaves] the bound U(l) of the pruning */
     int32_t *stack;           /* [M] DP backtrack */
     int32_t *order;           /* [n_leaves] candidate leaves, by descending ub (the cap) */
     unsigned char *keep;      /* [M] node in Ā(C) of the pruning */
+    unsigned char *inc;       /* [M] node in the incumbent label Y */
+    unsigned char *inc_leaf;  /* [n_leaves] leaf of Y */
+    int32_t *cover;           /* [M] chosen leaves covering a node (the enumeration) */
     int32_t *col;             /* [M] LP column of a kept node, −1 otherwise */
     int32_t *node;            /* [M] node of an LP column */
     int32_t *idx;             /* [M + 1] row scratch */
@@ -28,6 +31,7 @@ struct strux_hier_infer {
                                  or NULL without with_lp */
     int fresh;                /* task.lp_start = fresh: GLPK's standard basis, not the incumbent */
     int64_t max_nodes;        /* task.lp_max_nodes: cap on the pruned LP's columns (0: none) */
+    int32_t enum_max;         /* candidate sets up to this size are enumerated, not LP-solved */
 };
 
 void strux_hier_infer_destroy(strux_hier_infer **wp)
@@ -41,6 +45,9 @@ void strux_hier_infer_destroy(strux_hier_infer **wp)
     strux_free(&w->stack);
     strux_free(&w->order);
     strux_free(&w->keep);
+    strux_free(&w->inc);
+    strux_free(&w->inc_leaf);
+    strux_free(&w->cover);
     strux_free(&w->col);
     strux_free(&w->node);
     strux_free(&w->idx);
@@ -57,6 +64,7 @@ strux_status strux_hier_infer_create(const strux_hierarchy *h, int with_lp, stru
     strux_status st;
     STRUX_TRY(strux_alloc(&w, sizeof *w));
     w->h = h;
+    w->enum_max = STRUX_HIER_ENUM_MAX;
     STRUX_TRY_GOTO(st, strux_alloc_array(&w->r, (size_t)M, sizeof *w->r), done);
     STRUX_TRY_GOTO(st, strux_alloc_array(&w->g, (size_t)M, sizeof *w->g), done);
     STRUX_TRY_GOTO(st, strux_alloc_array(&w->S, (size_t)L, sizeof *w->S), done);
@@ -65,6 +73,9 @@ strux_status strux_hier_infer_create(const strux_hierarchy *h, int with_lp, stru
     STRUX_TRY_GOTO(st, strux_alloc(&w->keep, (size_t)M), done);
     if (with_lp) {
         STRUX_TRY_GOTO(st, strux_alloc_array(&w->order, (size_t)L, sizeof *w->order), done);
+        STRUX_TRY_GOTO(st, strux_alloc(&w->inc, (size_t)M), done);
+        STRUX_TRY_GOTO(st, strux_alloc(&w->inc_leaf, (size_t)L), done);
+        STRUX_TRY_GOTO(st, strux_alloc_array(&w->cover, (size_t)M, sizeof *w->cover), done);
         STRUX_TRY_GOTO(st, strux_alloc_array(&w->col, (size_t)M, sizeof *w->col), done);
         STRUX_TRY_GOTO(st, strux_alloc_array(&w->node, (size_t)M, sizeof *w->node), done);
         STRUX_TRY_GOTO(st, strux_alloc_array(&w->idx, (size_t)M + 1, sizeof *w->idx), done);
@@ -87,6 +98,11 @@ void strux_hier_infer_set_fresh_start(strux_hier_infer *w, int fresh)
 void strux_hier_infer_set_max_nodes(strux_hier_infer *w, int64_t max_nodes)
 {
     w->max_nodes = max_nodes;
+}
+
+void strux_hier_infer_set_enum_max(strux_hier_infer *w, int32_t enum_max)
+{
+    w->enum_max = enum_max < 1 ? 1 : enum_max > 20 ? 20 : enum_max;
 }
 
 /* r = s + a (a NULL: r = s). */
@@ -223,7 +239,31 @@ static int32_t ancestors_missing(const strux_hier_infer *w, int32_t i)
     return n;
 }
 
-/* Candidate positions by descending ub, then ascending position (a stable order). */
+/* The incumbent [added]: Ā(l*), the best single-leaf label, then in leaf order every leaf whose
+ * marginal gain Σ_{n ∈ Ā(l) \ Y} r_n is positive joins Y. inc[n] marks Y, inc_leaf[i] its
+ * leaves; returns V(Y) ≥ V(Ā(l*)). O(Σ_l |Ā(l)|). */
+static double incumbent(strux_hier_infer *w, int32_t lstar)
+{
+    const strux_hierarchy *h = w->h;
+    memset(w->inc, 0, (size_t)h->n_nodes);
+    memset(w->inc_leaf, 0, (size_t)h->n_leaves);
+    double v = 0;
+    for (int32_t k = -1; k < h->n_leaves; k++) {
+        int32_t i = k < 0 ? lstar : k; /* l* first */
+        if (k >= 0 && i == lstar) continue;
+        double gain = 0;
+        for (int64_t q = h->anc_ptr[i]; q < h->anc_ptr[i + 1]; q++)
+            if (!w->inc[h->anc_idx[q]]) gain += w->r[h->anc_idx[q]];
+        if (k >= 0 && !(gain > 0)) continue;
+        for (int64_t q = h->anc_ptr[i]; q < h->anc_ptr[i + 1]; q++)
+            w->inc[h->anc_idx[q]] = 1;
+        w->inc_leaf[i] = 1;
+        v += gain;
+    }
+    return v;
+}
+
+/* Candidate positions by descending U, then ascending position (a stable order). */
 static void sort_candidates(strux_hier_infer *w, int32_t n)
 {
     for (int32_t k = 1; k < n; k++) { /* insertion sort: runs only when the cap bites */
@@ -236,41 +276,98 @@ static void sort_candidates(strux_hier_infer *w, int32_t n)
     }
 }
 
-/* §5.4 pruning: C = {l : ub(l) > 0} ∪ {l*} with ub(l) = r_l + Σ_{n∈𝒜(l)} max(0, r_n); keep[n] = 1
- * on Ā(C). Over the cap (more than max_nodes kept nodes), C shrinks to l* and then the
- * candidates of largest ub whose ancestors still fit (*capped = 1). Returns |C| and the number
- * of kept nodes in *n_keep; needs S (path sums) and lstar. */
-static int32_t prune(strux_hier_infer *w, int32_t lstar, int32_t *n_keep, int *capped)
+/* The exact leaf pruning (§5.4, with an incumbent bound [added]): with Y the incumbent of value
+ * v and P(l) = Σ_{n∈Ā(l)} max(0, r_n), a leaf l outside Y is dropped when
+ *   ub(l) = r_l + P(l) − max(0, r_l) ≤ 0  (§5.4: taking l out of a label never lowers its value),
+ * or
+ *   U(l) = S(l) + min(Σ_n max(0, r_n) − P(l), Σ_{l' ≠ l} max(0, ub(l'))) ≤ v
+ * (no label that contains l beats Y: the other nodes of such a label are worth at most their
+ * positive part, and each further leaf adds at most its ub).
+ * C is Y's leaves and the rest; the programme on Ā(C) has the optimum of the full one: an optimal
+ * label with a leaf of the second kind is worth at most v, and one with leaves of the first kind
+ * keeps its value when they are taken out, down to a single leaf, worth at most V(Ā(l*)) ≤ v. The
+ * comparison keeps leaves within 1e-9 relative of the bound (safe: keeping is always exact).
+ * keep[n] = 1 on Ā(C), order[] holds C (U in ub[]); returns |C|, the kept nodes in *n_keep. Over
+ * the cap (more kept nodes than max_nodes, |C| > enum_max) C shrinks to Y's leaves and then the
+ * candidates of largest U that fit (*capped = 1; Y alone over the cap leaves C = Y's leaves). */
+static int32_t prune(strux_hier_infer *w, double v_inc, int32_t *n_keep, int *capped)
 {
     const strux_hierarchy *h = w->h;
+    double p_all = 0, ub_all = 0, slack = 1e-9 * (1 + fabs(v_inc));
+    for (int32_t k = 0; k < h->n_nodes; k++)
+        p_all += fmax(0.0, w->r[k]);
+    for (int32_t i = 0; i < h->n_leaves; i++) { /* P(l) into ub[], then Σ_l max(0, ub(l)) */
+        int32_t l = h->leaves[i];
+        double p = 0;
+        for (int64_t q = h->anc_ptr[i]; q < h->anc_ptr[i + 1]; q++)
+            p += fmax(0.0, w->r[h->anc_idx[q]]);
+        w->ub[i] = p;
+        ub_all += fmax(0.0, w->r[l] + p - fmax(0.0, w->r[l]));
+    }
     memset(w->keep, 0, (size_t)h->n_nodes);
     int32_t n_c = 0, kept = 0;
     for (int32_t i = 0; i < h->n_leaves; i++) {
         int32_t l = h->leaves[i];
-        double ub = w->r[l];
-        for (int64_t q = h->anc_ptr[i]; q < h->anc_ptr[i + 1]; q++)
-            if (h->anc_idx[q] != l && w->r[h->anc_idx[q]] > 0) ub += w->r[h->anc_idx[q]];
-        w->ub[i] = ub;
-        if (!(ub > 0) && i != lstar) continue;
+        double p = w->ub[i], ub = w->r[l] + p - fmax(0.0, w->r[l]);
+        double U = w->S[i] + fmin(p_all - p, ub_all - fmax(0.0, ub));
+        w->ub[i] = U;
+        if (!w->inc_leaf[i] && (!(ub > 0) || !(U > v_inc - slack))) continue;
         w->order[n_c++] = i;
         kept += keep_ancestors(w, i);
     }
-    *capped = n_c > 1 && w->max_nodes > 0 && kept > w->max_nodes; /* one candidate: no LP */
+    /* the cap is on LPs: a set small enough to enumerate needs none */
+    *capped = n_c > w->enum_max && w->max_nodes > 0 && kept > w->max_nodes;
     if (*capped) {
         sort_candidates(w, n_c);
         memset(w->keep, 0, (size_t)h->n_nodes);
-        kept = keep_ancestors(w, lstar);
-        int32_t n_fit = 1;
-        for (int32_t k = 0; k < n_c; k++) {
+        kept = 0;
+        int32_t n_fit = 0;
+        for (int32_t k = 0; k < n_c; k++)
+            if (w->inc_leaf[w->order[k]]) {
+                kept += keep_ancestors(w, w->order[k]);
+                w->order[n_fit++] = w->order[k];
+            }
+        for (int32_t k = n_fit, m = n_fit; k < n_c && kept <= w->max_nodes; k++) {
             int32_t i = w->order[k];
-            if (i == lstar || kept + ancestors_missing(w, i) > w->max_nodes) continue;
+            if (w->inc_leaf[i] || kept + ancestors_missing(w, i) > w->max_nodes) continue;
             kept += keep_ancestors(w, i);
-            n_fit++;
+            w->order[m++] = i;
+            n_fit = m;
         }
         n_c = n_fit;
     }
     *n_keep = kept;
     return n_c;
+}
+
+/* The integer optimum over the closures of the non-empty subsets of C (order[0..n_c)), which are
+ * the labels of the sub-DAG on Ā(C): a Gray-code walk keeping cover counts, O(2^|C| |Ā(l)|).
+ * z gets the best label; returns its value. */
+static double enumerate(strux_hier_infer *w, int32_t n_c, double *z)
+{
+    const strux_hierarchy *h = w->h;
+    memset(w->cover, 0, (size_t)h->n_nodes * sizeof *w->cover);
+    double v = 0, best = -INFINITY;
+    unsigned set = 0, best_set = 0;
+    for (unsigned g = 1; g < 1u << n_c; g++) {
+        int32_t j = __builtin_ctz(g), i = w->order[j];
+        int add = !(set >> j & 1);
+        set ^= 1u << j;
+        for (int64_t q = h->anc_ptr[i]; q < h->anc_ptr[i + 1]; q++) {
+            int32_t n = h->anc_idx[q];
+            if (add ? w->cover[n]++ == 0 : --w->cover[n] == 0) v += add ? w->r[n] : -w->r[n];
+        }
+        if (v > best) best = v, best_set = set;
+    }
+    memset(z, 0, (size_t)h->n_nodes * sizeof *z);
+    for (int32_t j = 0; j < n_c; j++)
+        if (best_set >> j & 1)
+            for (int64_t q = h->anc_ptr[w->order[j]]; q < h->anc_ptr[w->order[j] + 1]; q++)
+                z[h->anc_idx[q]] = 1.0;
+    double sum = 0;
+    for (int32_t k = 0; k < h->n_nodes; k++)
+        if (z[k] != 0) sum += w->r[k];
+    return sum;
 }
 
 /* The (6.22) programme on the kept nodes (the sub-DAG of §5.4, or every node), one column per
@@ -321,12 +418,15 @@ static strux_status build_lp(strux_hier_infer *w, int32_t n_cols)
     return strux_lp_add_row(w->lp, n, w->idx, w->val, STRUX_LP_LOWER, 1.0, 0.0, NULL);
 }
 
-/* z = the 0/1 indicator of Ā(l) for the leaf at position i. */
-static void leaf_indicator(const strux_hierarchy *h, int32_t i, double *z)
+/* z = the incumbent's 0/1 indicator; returns its value. */
+static double incumbent_label(const strux_hier_infer *w, double *z)
 {
-    memset(z, 0, (size_t)h->n_nodes * sizeof *z);
-    for (int64_t q = h->anc_ptr[i]; q < h->anc_ptr[i + 1]; q++)
-        z[h->anc_idx[q]] = 1.0;
+    double v = 0;
+    for (int32_t k = 0; k < w->h->n_nodes; k++) {
+        z[k] = w->inc[k] ? 1.0 : 0.0;
+        if (w->inc[k]) v += w->r[k];
+    }
+    return v;
 }
 
 strux_status strux_hier_infer_dag(strux_hier_infer *w, const double *s, const double *a, int flags,
@@ -343,12 +443,14 @@ strux_status strux_hier_infer_dag(strux_hier_infer *w, const double *s, const do
     path_sums(w, w->S);
     double vstar;
     int32_t lstar = best_leaf(h, w->S, NULL, &vstar), n_cols = M;
+    double v_inc = incumbent(w, lstar);
     info->n_candidates = h->n_leaves;
     if (flags & STRUX_HIER_PRUNE) {
-        info->n_candidates = prune(w, lstar, &n_cols, &info->capped);
-        if (info->n_candidates == 1) { /* only l* can be in an optimal label: Ā(l*), no LP */
-            leaf_indicator(h, lstar, z);
-            *value = info->lp_value = vstar;
+        int32_t n_c = prune(w, v_inc, &n_cols, &info->capped);
+        info->n_candidates = n_c;
+        int over = info->capped && n_cols > w->max_nodes; /* the incumbent alone is too big */
+        if (n_c <= w->enum_max || over) { /* no LP: enumeration (exact) or Y itself */
+            *value = info->lp_value = over ? incumbent_label(w, z) : enumerate(w, n_c, z);
             return STRUX_OK;
         }
     } else {
@@ -357,11 +459,9 @@ strux_status strux_hier_infer_dag(strux_hier_infer *w, const double *s, const do
     double t0 = strux_time_now();
     STRUX_TRY(build_lp(w, n_cols));
     info->n_cols = n_cols;
-    if (!w->fresh) { /* warm start at the incumbent Ā(l*): a feasible vertex, no phase 1 */
+    if (!w->fresh) { /* warm start at the incumbent Y: a feasible vertex, no phase 1 */
         for (int32_t j = 0; j < n_cols; j++)
-            w->val[j] = 0.0;
-        for (int64_t q = h->anc_ptr[lstar]; q < h->anc_ptr[lstar + 1]; q++)
-            w->val[w->col[h->anc_idx[q]]] = 1.0;
+            w->val[j] = w->inc[w->node[j]] ? 1.0 : 0.0;
         strux_lp_start_at(w->lp, w->val);
     }
     strux_lp_result res;

@@ -219,7 +219,7 @@ static void test_dag(void **state)
     (void)state;
     strux_rng rng;
     strux_rng_init(&rng, 14, 57, 0);
-    int n_frac = 0, n_ilp = 0, n_pruned = 0, n_single = 0, n_dag = 0;
+    int n_frac = 0, n_ilp = 0, n_pruned = 0, n_single = 0, n_dag = 0, n_enum = 0, n_plp = 0;
     for (int t = 0; t < 400; t++) {
         int integer = t % 3 == 2;
         strux_hierarchy *h = random_hierarchy(&rng, t % 4 != 0);
@@ -227,6 +227,7 @@ static void test_dag(void **state)
         strux_hier_infer *w = NULL;
         assert_strux_ok(strux_hier_infer_create(h, 1, &w));
         strux_hier_infer_set_fresh_start(w, t % 5 == 0);
+        strux_hier_infer_set_enum_max(w, t % 2 ? 1 : 3); /* pruned LPs, and enumerations */
         int32_t M = h->n_nodes;
         double s[MAXM], a[MAXM], r[MAXM], z[MAXM], value;
         for (int rep = 0; rep < 3; rep++) { /* warm starts over changing objectives */
@@ -250,6 +251,8 @@ static void test_dag(void **state)
                     assert_true(info.n_candidates >= 1 && info.n_candidates <= h->n_leaves);
                     n_pruned += info.n_candidates < h->n_leaves;
                     n_single += info.n_candidates == 1;
+                    n_enum += info.n_candidates > 1 && !info.used_lp;
+                    n_plp += info.used_lp;
                 } else {
                     assert_int_equal(info.n_candidates, h->n_leaves);
                 }
@@ -283,6 +286,8 @@ static void test_dag(void **state)
     assert_true(n_ilp > 0);
     assert_true(n_pruned > 0);
     assert_true(n_single > 0);
+    print_message("# pruned: %d enumerated, %d by LP\n", n_enum, n_plp);
+    assert_true(n_enum > 50 && n_plp > 50);
 }
 
 /* A call's answer depends on its scores only: the same scores after other calls give the same z
@@ -334,6 +339,7 @@ static void test_cap(void **state)
         int32_t M = h->n_nodes;
         strux_hier_infer *w = NULL;
         assert_strux_ok(strux_hier_infer_create(h, 1, &w));
+        strux_hier_infer_set_enum_max(w, 1); /* an LP for every |C| > 1: the cap applies */
         double s[MAXM], a[MAXM], r[MAXM], z[MAXM], value, S[MAXM];
         random_scores(&rng, M, 0, s);
         random_scores(&rng, M, 0, a);
@@ -361,7 +367,7 @@ static void test_cap(void **state)
         assert_int_equal(info.capped, full.used_lp && full.n_cols > cap);
         if (info.capped) {
             n_capped++;
-            assert_true(info.n_candidates < full.n_candidates);
+            assert_true(info.n_candidates <= full.n_candidates);
             n_below += value < best - 1e-9 * (1 + fabs(best));
         } else {
             n_free++;
