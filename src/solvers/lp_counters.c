@@ -84,8 +84,8 @@ static strux_status lp_metrics(void *ctx, strux_driver *d, double *values)
     values[1] = all.calls > 0 ? all.candidates / (double)all.calls : NAN;
     values[2] = all.lps > 0 ? 1e3 * all.seconds / (double)all.lps : NAN;
     values[3] = (double)all.capped;
-    if (all.capped > 0)
-        strux_log(STRUX_LOG_INFO,
+    if (all.capped > 0 && strux_comm_rank(h->comm) == 0)
+        strux_log(STRUX_LOG_WARN,
                   "epoch %lld: %lld of %lld multi-label DAG answers came from a pruned LP over "
                   "task.lp_max_nodes, cut to the candidate leaves of largest bound that fit "
                   "(valid labels, not certified optimal)",
