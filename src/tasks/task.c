@@ -26,7 +26,9 @@ const strux_opt_spec strux_task_opt_specs[] = {
      "warm|fresh",
      "pairwise LP: warm restarts simplex from the last "
      "basis (fast); fresh starts every solve from the standard basis, so answers do not depend "
-     "on earlier solves and -np 1, 2, 4 train identically even when LP optima are not unique"},
+     "on earlier solves and -np 1, 2, 4 train identically even when LP optima are not unique. "
+     "hierarchy (multi-label DAG LP, rebuilt per example on the pruned nodes): warm starts at "
+     "the incumbent label, fresh at the standard basis; both are independent of earlier solves"},
     {"task.trees", STRUX_OPT_INT, offsetof(strux_task_options, trees), "10", 1, 1024, NULL,
      "rta: random spanning trees n of the complete label graph (specs/rta.md §1.4); every rank "
      "draws the same trees"},
@@ -56,7 +58,10 @@ const strux_opt_spec strux_task_opt_specs[] = {
      "zero_one, hsvm node_hamming, nhsvm normalized; leaf_hamming for flat, nhsvm and ssvm on "
      "multi-label data); tree = |closure xor closure| (equal to node_hamming)"},
     {"task.margin", STRUX_OPT_CHOICE, offsetof(strux_task_options, margin), "plain", 0, 0,
-     "plain|normalized", "hierarchy: normalized = the margin-normalised NHSVM (6.13)"},
+     "plain|normalized",
+     "hierarchy: normalized = the margin-normalised NHSVM (6.13): the margin of each y is divided "
+     "by the normalised loss and must reach 1; single-label data, the margin surrogate, any model "
+     "but ssvm"},
     {"task.alpha", STRUX_OPT_CHOICE, offsetof(strux_task_options, alpha), "rho", 0, 0,
      "rho|maxmin|rho_directional",
      "hierarchy: structural alpha program of nhsvm (6.6), (6.7) or (6.6) with directional "
@@ -87,9 +92,9 @@ const strux_opt_spec strux_task_opt_specs[] = {
     {"task.lp_max_nodes", STRUX_OPT_INT, offsetof(strux_task_options, lp_max_nodes), "5000", 0,
      2e9, NULL,
      "hierarchy: largest pruned multi-label DAG LP, in nodes (columns); an example whose "
-     "candidate leaves need more keeps only its highest-bound candidates that fit, an answer "
-     "that is no longer certified optimal (counted in the lp_capped column and logged); 0: no "
-     "cap. With task.prune = false the full LP is solved whatever its size"},
+     "candidate leaves need more keeps the incumbent's leaves and the highest-bound candidates "
+     "that fit, an answer no longer certified optimal (counted in the lp_capped column and "
+     "warned); 0: no cap. With task.prune = false the full LP is solved whatever its size"},
     {NULL},
 };
 

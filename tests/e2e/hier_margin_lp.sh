@@ -14,8 +14,9 @@
 #     scripts/hier_metrics.py's, computed from strux predict's closures and the data file alone;
 #   - bad input at -np 2, each: exit code, message naming file and line or key and value, no
 #     model: a self-loop, an empty hierarchy, an example with no label, a data.test label that is
-#     not a node, task.rho = 1, task.rho = 3 on a DAG; duplicate edges are kept once with one
-#     warning naming their count and first line.
+#     not a node (and strux predict on data beyond the model's hierarchy: no prediction file),
+#     task.rho = 1, task.rho = 3 on a DAG; duplicate edges are kept once with one warning naming
+#     their count and first line.
 . tests/common/tap.sh
 IM=$STRUX_DATA/imclef07a
 FC=$STRUX_DATA/funcat_cellcycle
@@ -182,6 +183,10 @@ bad 2 "task.rho = 3: on a DAG .* only rho = 2 is solved" "task.rho = 3 on a DAG"
 printf '1,11,37 1:1\n1,150 1:2\n' >"$WORK/gap_test.svm"
 bad 3 "gap_test.svm:2: label 150 is not a node of the hierarchy" "a data.test label that is not a node" \
     --set task.hierarchy="$IM/ImCLEF07A.hier" --set data.test="$WORK/gap_test.svm" --set data.n_labels=200
+expect_fail 3 "gap_test.svm:2: label 150 " "predict on data with a label outside the model's hierarchy: exit 3" -- \
+    $MPIRUN -np 2 "$STRUX" predict --model "$WORK/norm1.h5" --data "$WORK/gap_test.svm" --out "$WORK/gap.pred"
+[ ! -e "$WORK/gap.pred" ]
+ok $? "predict: no prediction file"
 printf '0 1\n0 2\n0 1\n1 3\n1 4\n0 2\n' >"$WORK/dup.hier"
 printf '3 1:1\n4 1:2\n2 1:1\n' >"$WORK/dup.svm"
 $MPIRUN -np 2 "$STRUX" train "$WORK/h.ini" --set task.type=hierarchy --set data.train="$WORK/dup.svm" \
