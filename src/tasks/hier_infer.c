@@ -321,20 +321,19 @@ static int32_t prune(strux_hier_infer *w, double v_inc, int32_t *n_keep, int *ca
         sort_candidates(w, n_c);
         memset(w->keep, 0, (size_t)h->n_nodes);
         kept = 0;
-        int32_t n_fit = 0;
-        for (int32_t k = 0; k < n_c; k++)
-            if (w->inc_leaf[w->order[k]]) {
-                kept += keep_ancestors(w, w->order[k]);
-                w->order[n_fit++] = w->order[k];
-            }
-        for (int32_t k = n_fit, m = n_fit; k < n_c && kept <= w->max_nodes; k++) {
+        for (int32_t k = 0; k < n_c; k++) /* Y's leaves first, whatever the cap */
+            if (w->inc_leaf[w->order[k]]) kept += keep_ancestors(w, w->order[k]);
+        int32_t m = 0; /* then, by descending U, the others that fit; order[] compacted in place
+                          (m ≤ k: nothing unread is overwritten) */
+        for (int32_t k = 0; k < n_c; k++) {
             int32_t i = w->order[k];
-            if (w->inc_leaf[i] || kept + ancestors_missing(w, i) > w->max_nodes) continue;
-            kept += keep_ancestors(w, i);
+            if (!w->inc_leaf[i]) {
+                if (kept + ancestors_missing(w, i) > w->max_nodes) continue;
+                kept += keep_ancestors(w, i);
+            }
             w->order[m++] = i;
-            n_fit = m;
         }
-        n_c = n_fit;
+        n_c = m;
     }
     *n_keep = kept;
     return n_c;
