@@ -197,7 +197,7 @@ void strux_task_certified(const strux_task *t, int64_t *certified, int64_t *call
  * rank's since creation. */
 typedef struct strux_lp_stats {
     int64_t calls;     /* inference calls on the programme */
-    int64_t no_lp;     /* of them answered without an LP (the pruning left one candidate leaf) */
+    int64_t no_lp;     /* of them answered without an LP (few enough candidates to enumerate) */
     int64_t lps;       /* LPs solved */
     int64_t ilps;      /* binary programmes solved (prediction, after a fractional LP) */
     int64_t capped;    /* calls whose pruned LP was over the size cap (answer not certified) */

@@ -141,8 +141,9 @@ static strux_status log_lp_counters(strux_comm *comm, const strux_task *t, char 
     STRUX_TRY(strux_lp_stats_predict_total(comm, t, &s, &has));
     if (!has) return STRUX_OK;
     strux_log(STRUX_LOG_INFO,
-              "multi-label DAG prediction: %lld examples, %.1f%% without an LP (one candidate "
-              "leaf after pruning), %.2f candidate leaves on average; %lld LPs (%.1f columns, "
+              "multi-label DAG prediction: %lld examples, %.1f%% without an LP (few enough "
+              "candidate leaves after pruning to enumerate), %.2f candidate leaves on average; "
+              "%lld LPs (%.1f columns, "
               "%.3f ms each), %lld binary programmes after a fractional LP, %lld over "
               "task.lp_max_nodes",
               (long long)s.calls, s.calls ? 100.0 * (double)s.no_lp / (double)s.calls : 0.0,

@@ -2,7 +2,8 @@
  * (strux_task_lp_stats: the hierarchy task's multi-label DAG programme (6.22) with the exact
  * pruning and the size cap of hierarchical.md §5.4), summed over ranks: as a driver hook, the
  * record columns of each epoch's oracle calls (training passes and the certificate's),
- *   lp_free        share of the calls answered without an LP (the pruning left one candidate),
+ *   lp_free        share of the calls answered without an LP (the pruning left few enough
+ *                  candidate leaves to enumerate),
  *   lp_candidates  mean candidate leaves per call,
  *   lp_ms          mean milliseconds per LP (building and solving it),
  *   lp_capped      calls whose pruned LP was over task.lp_max_nodes (answer not certified),
@@ -16,9 +17,9 @@
 #include <stdio.h>
 
 struct strux_lp_hook {
-    strux_comm *comm;    /* borrowed */
+    strux_comm *comm;       /* borrowed */
     const strux_task *task; /* borrowed */
-    strux_lp_stats start; /* the oracle counters at the start of the epoch */
+    strux_lp_stats start;   /* the oracle counters at the start of the epoch */
 };
 
 static const char *const lp_columns[] = {"lp_free", "lp_candidates", "lp_ms", "lp_capped", NULL};

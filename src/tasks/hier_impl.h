@@ -88,13 +88,13 @@ strux_status strux_hier_infer_tree(strux_hier_infer *w, const double *s, const d
  * value (A18). STRUX_HIER_PRUNE first keeps only the candidate leaves C (Y's leaves, and those
  * whose bounds can beat Y: ub(l) > 0 (§5.4) and U(l) > V(Y) [added], see prune() in
  * hier_infer.c) and their ancestors Ā(C), the sub-DAG programme (same IP optimum, a tighter LP);
- * |C| ≤ enum_max (strux_hier_infer_set_enum_max) is solved exactly by enumeration, with no LP (then the answer is
- * integral in training too); when Ā(C) has more nodes than the cap, C is cut to Y's leaves and
- * the candidates of largest U that fit (info->capped: a valid label worth at least V(Y), no
- * longer certified optimal; Y itself when its closure alone is over the cap). Without the pruning
- * every node is kept (no cap). z (M) gets the solution, *value its objective; info may be NULL.
- * Needs with_lp (STRUX_ERR_INTERNAL otherwise); STRUX_ERR_LP when GLPK fails or finds no optimum
- * (the programme always has one). */
+ * |C| ≤ enum_max (strux_hier_infer_set_enum_max) is solved exactly by enumeration, with no LP (then
+ * the answer is integral in training too); when Ā(C) has more nodes than the cap, C is cut to Y's
+ * leaves and the candidates of largest U that fit (info->capped: a valid label worth at least V(Y),
+ * no longer certified optimal; Y itself when its closure alone is over the cap). Without the
+ * pruning every node is kept (no cap). z (M) gets the solution, *value its objective; info may be
+ * NULL. Needs with_lp (STRUX_ERR_INTERNAL otherwise); STRUX_ERR_LP when GLPK fails or finds no
+ * optimum (the programme always has one). */
 strux_status strux_hier_infer_dag(strux_hier_infer *w, const double *s, const double *a, int flags,
                                   double *z, double *value, strux_hier_dag_info *info);
 

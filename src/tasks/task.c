@@ -89,8 +89,8 @@ const strux_opt_spec strux_task_opt_specs[] = {
      "(stop) or is refused (error)"},
     {"task.prune", STRUX_OPT_BOOL, offsetof(strux_task_options, prune), "true", 0, 0, NULL,
      "hierarchy: exact leaf pruning before the multi-label DAG LP (hierarchical.md §5.4)"},
-    {"task.lp_max_nodes", STRUX_OPT_INT, offsetof(strux_task_options, lp_max_nodes), "5000", 0,
-     2e9, NULL,
+    {"task.lp_max_nodes", STRUX_OPT_INT, offsetof(strux_task_options, lp_max_nodes), "5000", 0, 2e9,
+     NULL,
      "hierarchy: largest pruned multi-label DAG LP, in nodes (columns); an example whose "
      "candidate leaves need more keeps the incumbent's leaves and the highest-bound candidates "
      "that fit, an answer no longer certified optimal (counted in the lp_capped column and "

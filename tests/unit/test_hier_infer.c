@@ -313,8 +313,8 @@ static void test_history_free(void **state)
         n_lp += info.used_lp;
         for (int rep = 0; rep < 3; rep++) {
             random_scores(&rng, M, 0, s2);
-            assert_strux_ok(strux_hier_infer_dag(w, s2, a, (int)strux_rng_below(&rng, 4), z2, &v2,
-                                                 NULL));
+            assert_strux_ok(
+                strux_hier_infer_dag(w, s2, a, (int)strux_rng_below(&rng, 4), z2, &v2, NULL));
         }
         assert_strux_ok(strux_hier_infer_dag(w, s, a, flags, z2, &v2, NULL));
         assert_memory_equal(z, z2, (size_t)M * sizeof *z);
@@ -352,13 +352,13 @@ static void test_cap(void **state)
         for (int32_t i = 1; i < h->n_leaves; i++)
             vstar = fmax(vstar, S[i]);
         strux_hier_dag_info full;
-        assert_strux_ok(strux_hier_infer_dag(w, s, a, STRUX_HIER_EXACT | STRUX_HIER_PRUNE, z,
-                                             &value, &full));
+        assert_strux_ok(
+            strux_hier_infer_dag(w, s, a, STRUX_HIER_EXACT | STRUX_HIER_PRUNE, z, &value, &full));
         int64_t cap = 1 + (int64_t)strux_rng_below(&rng, (uint64_t)M + 1);
         strux_hier_infer_set_max_nodes(w, cap);
         strux_hier_dag_info info;
-        assert_strux_ok(strux_hier_infer_dag(w, s, a, STRUX_HIER_EXACT | STRUX_HIER_PRUNE, z,
-                                             &value, &info));
+        assert_strux_ok(
+            strux_hier_infer_dag(w, s, a, STRUX_HIER_EXACT | STRUX_HIER_PRUNE, z, &value, &info));
         unsigned set = z_to_set(M, z);
         assert_true(is_label(h, set));
         assert_close(set_value(M, r, set), value, 1e-12);
@@ -517,9 +517,9 @@ static void test_allocations(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_single),      cmocka_unit_test(test_tree_dp),
-        cmocka_unit_test(test_dag),         cmocka_unit_test(test_by_hand),
-        cmocka_unit_test(test_allocations), cmocka_unit_test(test_funcat),
+        cmocka_unit_test(test_single),       cmocka_unit_test(test_tree_dp),
+        cmocka_unit_test(test_dag),          cmocka_unit_test(test_by_hand),
+        cmocka_unit_test(test_allocations),  cmocka_unit_test(test_funcat),
         cmocka_unit_test(test_history_free), cmocka_unit_test(test_cap),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

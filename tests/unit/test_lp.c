@@ -254,9 +254,9 @@ static void test_integer(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_known_vertex),    cmocka_unit_test(test_infeasible_and_unbounded),
-        cmocka_unit_test(test_toggled_row),     cmocka_unit_test(test_warm_start),
-        cmocka_unit_test(test_argument_checks), cmocka_unit_test(test_integer),
+        cmocka_unit_test(test_known_vertex),       cmocka_unit_test(test_infeasible_and_unbounded),
+        cmocka_unit_test(test_toggled_row),        cmocka_unit_test(test_warm_start),
+        cmocka_unit_test(test_argument_checks),    cmocka_unit_test(test_integer),
         cmocka_unit_test(test_reset_and_start_at),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -197,7 +197,8 @@ static double normalized_point(const hcase *c, const double *alpha, int32_t M, c
         e += alpha[n] * fabs((double)y->y[n] - c->truth.y[n]);
     *m = *g = 0;
     if (e <= 1e-12) return 0;
-    *m = (strux_task_score(c->t, &c->pot, y) - strux_task_score(c->t, &c->pot, &c->truth)) / sqrt(e);
+    *m =
+        (strux_task_score(c->t, &c->pot, y) - strux_task_score(c->t, &c->pot, &c->truth)) / sqrt(e);
     *g = 1;
     return sqrt(e);
 }
