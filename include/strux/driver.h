@@ -134,6 +134,26 @@ strux_status strux_alpha_hook_attach(strux_driver *d, strux_comm *comm, strux_ta
                                      const strux_task_options *opt, double solver_tol,
                                      strux_alpha_hook **out);
 void strux_alpha_hook_destroy(strux_alpha_hook **a);
+/* ---- the inference counters of tasks that solve LPs (src/solvers/lp_counters.c) ----
+ * For a task with strux_task_lp_stats (the hierarchy task's multi-label DAG programme, §5.4): a
+ * hook adding the record columns lp_free (share of the epoch's oracle calls answered without an
+ * LP), lp_candidates (mean candidate leaves), lp_ms (mean milliseconds per LP) and lp_capped
+ * (calls over task.lp_max_nodes, warned on rank 0), summed over ranks. */
+typedef struct strux_lp_hook strux_lp_hook;
+/* Attach to d (before strux_driver_start) when t solves LPs (*out = NULL otherwise); t is
+ * borrowed. Collective. */
+strux_status strux_lp_hook_attach(strux_driver *d, strux_comm *comm, const strux_task *t,
+                                  strux_lp_hook **out);
+void strux_lp_hook_destroy(strux_lp_hook **h);
+/* t's prediction counters (the test-time ones) summed over ranks into out; *has = 0 when t
+ * solves no LPs. Collective. */
+strux_status strux_lp_stats_predict_total(strux_comm *comm, const strux_task *t,
+                                          strux_lp_stats *out, int *has);
+/* Counters as JSON members without braces: lp_calls, lp_free (share without an LP),
+ * lp_candidates (mean), lp_solved (LPs), lp_columns (mean per LP), lp_ilp (binary programmes
+ * after a fractional LP), lp_capped, lp_ms (mean per LP). */
+void strux_lp_stats_format(const strux_lp_stats *s, char *buf, size_t n);
+
 /* The current α (M entries, node order; identical on every rank) and the updates so far. */
 const double *strux_alpha_hook_alpha(const strux_alpha_hook *a);
 int64_t strux_alpha_hook_updates(const strux_alpha_hook *a);

@@ -28,8 +28,13 @@ typedef enum strux_lp_result {
     STRUX_LP_UNBOUNDED   /* the objective is unbounded above */
 } strux_lp_result;
 
-/* A problem with n_cols columns x_j ≥ 0 (bounds changeable), no rows, objective 0. */
+/* A problem with n_cols columns x_j ≥ 0 (bounds changeable), no rows, objective 0; n_cols is also
+ * the most columns strux_lp_reset may ask for. */
 strux_status strux_lp_create(int32_t n_cols, strux_lp **out);
+/* Start over: n_cols columns (at most the count at create) x_j ≥ 0, no rows, objective 0, for a
+ * problem built anew per solve (hierarchical.md §5.4: each example's pruned programme). No strux
+ * allocation (GLPK's own only). */
+strux_status strux_lp_reset(strux_lp *lp, int32_t n_cols);
 void strux_lp_destroy(strux_lp **lp);
 int32_t strux_lp_n_cols(const strux_lp *lp);
 int32_t strux_lp_n_rows(const strux_lp *lp);
@@ -63,6 +68,11 @@ strux_status strux_lp_solve(strux_lp *lp, strux_lp_result *result, double *value
  * failure). */
 strux_status strux_lp_solve_integer(strux_lp *lp, strux_lp_result *result, double *value,
                                     double *x);
+/* The next solve starts from the basis in which every row is basic and every column is non-basic
+ * at the bound x[j] (x[j] must be one of column j's bounds): its vertex is x, so when x
+ * satisfies the rows primal simplex starts there, without a phase 1 (a warm start from a known
+ * feasible point, e.g. an incumbent integer solution). Overrides fresh for that solve. */
+void strux_lp_start_at(strux_lp *lp, const double *x);
 /* fresh = 1: every solve starts from GLPK's standard basis instead of the last one (slower, but
  * the answer then depends only on the current problem, not on the order of earlier solves - a
  * warm start may stop at another optimal vertex when the optimum is not unique). Default 0. */

@@ -99,6 +99,7 @@ typedef struct strux_task_options {
     double alpha_floor;                /* task.alpha_floor: ε guard of Algorithm 5 */
     char partial_paths[STRUX_OPT_STR]; /* task.partial_paths: stop|error */
     int prune;                         /* task.prune: exact leaf pruning of the DAG LP */
+    int64_t lp_max_nodes;              /* task.lp_max_nodes: cap on the pruned LP's columns */
 } strux_task_options;
 extern const strux_opt_spec strux_task_opt_specs[]; /* section [task] */
 
@@ -111,6 +112,12 @@ const char *strux_task_names(void);
 /* STRUX_CAP_* of a task, or of the registry row of a task type (STRUX_ERR_CONFIG if unknown). */
 unsigned strux_task_caps(const strux_task *t);
 strux_status strux_task_type_caps(const char *type, unsigned *caps);
+/* The surrogate flags (STRUX_CAP_*) the options need of the search: STRUX_CAP_ONE_CALL for a
+ * task whose pair (m, g) is not (f(y) − f(y_i), L(y, y_i)) under its score op (the hierarchy's
+ * task.margin = normalized), so searches that re-score labels would be wrong; 0 when any
+ * surrogate does; *why (static text) names the option and its reason. STRUX_ERR_CONFIG for an
+ * unknown task.type. */
+strux_status strux_task_needs(const strux_task_options *opt, unsigned *needs, const char **why);
 /* Does task.type read key? (1 for the keys of [task] every task reads) */
 int strux_task_reads_key(const strux_task_options *opt, const char *key);
 /* "task.type=a|b" for a key only some tasks read, "" otherwise. */
@@ -190,6 +197,23 @@ void strux_candidates_free(strux_candidates *c);
 /* Answers of the task's inference certified exact, and its inference calls (oracle and predict),
  * since creation; a task whose inference is always exact reports 0 and 0. Local. */
 void strux_task_certified(const strux_task *t, int64_t *certified, int64_t *calls);
+
+/* Counters of a task whose inference solves linear programmes (the hierarchy task's multi-label
+ * DAG oracle: (6.22) with the exact pruning and the size cap of hierarchical.md §5.4), this
+ * rank's since creation. */
+typedef struct strux_lp_stats {
+    int64_t calls;     /* inference calls on the programme */
+    int64_t no_lp;     /* of them answered without an LP (few enough candidates to enumerate) */
+    int64_t lps;       /* LPs solved */
+    int64_t ilps;      /* binary programmes solved (prediction, after a fractional LP) */
+    int64_t capped;    /* calls whose pruned LP was over the size cap (answer not certified) */
+    double candidates; /* candidate leaves, summed over calls */
+    double columns;    /* LP columns, summed over LPs */
+    double seconds;    /* wall seconds building and solving LPs and binary programmes */
+} strux_lp_stats;
+/* The counters of the training oracle (oracle) and of prediction (predict, the test-time
+ * answers); returns 0 with both zeroed for a task without programmes. Local. */
+int strux_task_lp_stats(const strux_task *t, strux_lp_stats *oracle, strux_lp_stats *predict);
 
 /* The task's label-tree ensemble (after check(); tasks without one leave n_trees = 0), copied
  * into out (owned by the caller). */

@@ -131,6 +131,32 @@ void strux_cli_print_scores_extra(const strux_comm *comm, const strux_scores *sc
     fflush(stdout);
 }
 
+/* A model whose prediction solves LPs (multi-label DAG hierarchies, hierarchical.md §5.4): its
+ * test-time counters, summed over ranks, as a log line and, with extra, as JSON members for
+ * strux eval's object (owned by the caller). Collective. */
+static strux_status log_lp_counters(strux_comm *comm, const strux_task *t, char **extra)
+{
+    strux_lp_stats s;
+    int has;
+    STRUX_TRY(strux_lp_stats_predict_total(comm, t, &s, &has));
+    if (!has) return STRUX_OK;
+    strux_log(STRUX_LOG_INFO,
+              "multi-label DAG prediction: %lld examples, %.1f%% without an LP (few enough "
+              "candidate leaves after pruning to enumerate), %.2f candidate leaves on average; "
+              "%lld LPs (%.1f columns, "
+              "%.3f ms each), %lld binary programmes after a fractional LP, %lld over "
+              "task.lp_max_nodes",
+              (long long)s.calls, s.calls ? 100.0 * (double)s.no_lp / (double)s.calls : 0.0,
+              s.calls ? s.candidates / (double)s.calls : 0.0, (long long)s.lps,
+              s.lps ? s.columns / (double)s.lps : 0.0,
+              s.lps ? 1e3 * s.seconds / (double)s.lps : 0.0, (long long)s.ilps,
+              (long long)s.capped);
+    if (!extra) return STRUX_OK;
+    STRUX_TRY(strux_alloc(extra, 512));
+    strux_lp_stats_format(&s, *extra, 512);
+    return STRUX_OK;
+}
+
 /* Score the data; with pred_path, rank 0 writes the predictions there atomically. */
 static strux_status score(strux_comm *comm, const loaded_model *lm, const char *pred_path,
                           strux_scores *sc)
@@ -262,6 +288,7 @@ int strux_cmd_predict(strux_comm *comm, int argc, char **argv)
     if (st == STRUX_OK)
         strux_log(STRUX_LOG_INFO, "%lld predictions (%s) written to %s",
                   (long long)lm.data->n_global, rule, out);
+    if (st == STRUX_OK && !randomised) st = log_lp_counters(comm, lm.task, NULL);
     loaded_model_free(&lm);
     return st == STRUX_OK ? 0 : strux_cli_fail(comm, st);
 }
@@ -282,6 +309,7 @@ int strux_cmd_eval(strux_comm *comm, int argc, char **argv)
     if (st == STRUX_OK && lm.rates)
         st = strux_rates_report(lm.rates, comm, lm.data, strcmp(data, lm.opt.data.train) != 0,
                                 lm.model, &lm.info.rates, &extra);
+    if (st == STRUX_OK && !extra) st = log_lp_counters(comm, lm.task, &extra);
     if (st == STRUX_OK) strux_cli_print_scores_extra(comm, &sc, extra);
     strux_free(&extra);
     loaded_model_free(&lm);

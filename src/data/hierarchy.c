@@ -761,6 +761,11 @@ strux_status strux_hierarchy_read(const char *path, const strux_hierarchy_option
         line[n++] = ln;
     }
     STRUX_TRY_GOTO(st, strux_hierarchy_from_edges(path, n, p, c, line, opt, out), done);
+    if ((*out)->n_duplicates > 0) /* issue 14: not an error, one warning */
+        strux_log(STRUX_LOG_WARN,
+                  "%s: %" PRId64 " duplicate edges kept once (the first repeat on line %" PRId64
+                  ")",
+                  path, (*out)->n_duplicates, (*out)->duplicate_line);
     st = STRUX_OK;
 done:
     strux_text_reader_close(&r);

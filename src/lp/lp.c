@@ -5,6 +5,8 @@
  * primal feasible), dual simplex after row changes (a switched-on wedge row usually cuts the old
  * vertex off, which the dual method repairs). A failing warm start is retried once from the
  * standard basis before STRUX_ERR_LP; with strux_lp_set_fresh_start every solve starts there.
+ * A problem rebuilt per solve (strux_lp_reset) can instead start at a known feasible vertex
+ * (strux_lp_start_at: every row basic, every column at the given bound; primal simplex).
  * strux_lp_solve_integer runs glp_intopt (branch and bound, all columns integer) from the solved
  * relaxation. Presolve is off (it would discard the basis) and GLPK's terminal output is
  * silenced: nothing below src/cli prints. */
@@ -16,6 +18,8 @@
 struct strux_lp {
     glp_prob *P;
     int32_t n_cols;
+    int32_t max_cols;   /* columns at create: the scratch's size and strux_lp_reset's limit */
+    int start_set;      /* strux_lp_start_at set the basis of the next solve */
     int rows_changed;   /* rows changed since the last solve: dual simplex */
     int lp_current;     /* the last solve was optimal and nothing changed since (intopt's start) */
     int fresh;          /* start every solve from the standard basis */
@@ -65,17 +69,29 @@ strux_status strux_lp_create(int32_t n_cols, strux_lp **out)
     glp_term_out(GLP_OFF);
     lp->P = glp_create_prob();
     STRUX_CHECK_GOTO(st, lp->P, STRUX_ERR_LP, fail, "glp_create_prob failed");
+    lp->max_cols = n_cols;
+    STRUX_TRY_GOTO(st, strux_lp_reset(lp, n_cols), fail);
+    *out = lp;
+    return STRUX_OK;
+fail:
+    strux_lp_destroy(&lp);
+    return st;
+}
+
+strux_status strux_lp_reset(strux_lp *lp, int32_t n_cols)
+{
+    STRUX_CHECK(n_cols > 0 && n_cols <= lp->max_cols, STRUX_ERR_INTERNAL,
+                "LP reset to %d columns, outside [1, %d]", n_cols, lp->max_cols);
+    glp_erase_prob(lp->P);
     glp_set_obj_dir(lp->P, GLP_MAX);
     glp_add_cols(lp->P, n_cols);
     for (int j = 1; j <= n_cols; j++)
         glp_set_col_bnds(lp->P, j, GLP_LO, 0.0, 0.0);
     lp->n_cols = n_cols;
     lp->rows_changed = 1;
-    *out = lp;
+    lp->lp_current = 0;
+    lp->start_set = 0;
     return STRUX_OK;
-fail:
-    strux_lp_destroy(&lp);
-    return st;
 }
 
 void strux_lp_destroy(strux_lp **lp)
@@ -215,10 +231,30 @@ void strux_lp_set_fresh_start(strux_lp *lp, int fresh)
     lp->fresh = fresh;
 }
 
+void strux_lp_start_at(strux_lp *lp, const double *x)
+{
+    int m = glp_get_num_rows(lp->P);
+    for (int i = 1; i <= m; i++)
+        glp_set_row_stat(lp->P, i, GLP_BS);
+    for (int j = 1; j <= lp->n_cols; j++) {
+        int type = glp_get_col_type(lp->P, j);
+        int stat = type == GLP_FR ? GLP_NF : type == GLP_FX ? GLP_NS : GLP_NL;
+        if ((type == GLP_UP || type == GLP_DB) && x[j - 1] == glp_get_col_ub(lp->P, j))
+            stat = GLP_NU;
+        glp_set_col_stat(lp->P, j, stat);
+    }
+    lp->start_set = 1;
+    lp->lp_current = 0;
+}
+
 strux_status strux_lp_solve(strux_lp *lp, strux_lp_result *result, double *value)
 {
-    if (lp->fresh) glp_std_basis(lp->P);
-    int rc = run_simplex(lp, lp->rows_changed && !lp->fresh ? GLP_DUALP : GLP_PRIMAL);
+    /* a start at a feasible vertex wants primal simplex; after row changes the old basis is
+     * repaired by dual simplex */
+    if (lp->fresh && !lp->start_set) glp_std_basis(lp->P);
+    int primal = lp->fresh || lp->start_set || !lp->rows_changed;
+    lp->start_set = 0;
+    int rc = run_simplex(lp, primal ? GLP_PRIMAL : GLP_DUALP);
     if (rc != 0 || !classify(lp->P, result)) {
         /* warm start failed (singular or invalid basis, stalled dual phase): start afresh */
         glp_std_basis(lp->P);

@@ -215,6 +215,15 @@ strux_status strux_solver_check_options(const strux_solver_options *opt,
     STRUX_TRY(
         strux_search_type_caps(&exact, task_caps, &exact_caps, exact_name, sizeof exact_name));
     STRUX_TRY(check_hinge_parts(e, task_caps, to->type, search_caps, so->type));
+    unsigned needs;
+    const char *why;
+    STRUX_TRY(strux_task_needs(to, &needs, &why));
+    char flags[128];
+    strux_caps_format(needs & ~search_caps, flags, sizeof flags);
+    STRUX_CHECK((search_caps & needs) == needs, STRUX_ERR_CONFIG,
+                "task.type = %s needs a surrogate with flag %s (%s); surrogate.type = %s with "
+                "surrogate.search = %s lacks it: surrogates with it: %s",
+                to->type, flags, why, so->type, search, strux_surrogate_names(needs));
     return check_caps(e, search_caps, search, so->type);
 }
 

@@ -15,11 +15,23 @@ struct strux_hier_infer {
     const strux_hierarchy *h; /* borrowed */
     double *r;                /* [M] s + a of the current call */
     double *g;                /* [M] top-down path sums (§5.1) or the DP's g(n) (§5.3) */
-    double *ub;               /* [n_leaves] §5.4 bound ub(l) */
+    double *S;                /* [n_leaves] leaf path sums S(l) */
+    double *ub;               /* [n_leaves] the bound U(l) of the pruning */
     int32_t *stack;           /* [M] DP backtrack */
+    int32_t *order;           /* [n_leaves] candidate leaves, by descending ub (the cap) */
     unsigned char *keep;      /* [M] node in Ā(C) of the pruning */
-    unsigned char *fixed;     /* [M] column currently fixed at 0 in the LP */
-    strux_lp *lp;             /* (6.22) rows over M columns, or NULL without with_lp */
+    unsigned char *inc;       /* [M] node in the incumbent label Y */
+    unsigned char *inc_leaf;  /* [n_leaves] leaf of Y */
+    int32_t *cover;           /* [M] chosen leaves covering a node (the enumeration) */
+    int32_t *col;             /* [M] LP column of a kept node, −1 otherwise */
+    int32_t *node;            /* [M] node of an LP column */
+    int32_t *idx;             /* [M + 1] row scratch */
+    double *val;              /* [M + 1] row scratch; the LP's objective and solution */
+    strux_lp *lp;             /* the (6.22) programme of the current call, M columns at most,
+                                 or NULL without with_lp */
+    int fresh;                /* task.lp_start = fresh: GLPK's standard basis, not the incumbent */
+    int64_t max_nodes;        /* task.lp_max_nodes: cap on the pruned LP's columns (0: none) */
+    int32_t enum_max;         /* candidate sets up to this size are enumerated, not LP-solved */
 };
 
 void strux_hier_infer_destroy(strux_hier_infer **wp)
@@ -28,82 +40,69 @@ void strux_hier_infer_destroy(strux_hier_infer **wp)
     strux_hier_infer *w = *wp;
     strux_free(&w->r);
     strux_free(&w->g);
+    strux_free(&w->S);
     strux_free(&w->ub);
     strux_free(&w->stack);
+    strux_free(&w->order);
     strux_free(&w->keep);
-    strux_free(&w->fixed);
+    strux_free(&w->inc);
+    strux_free(&w->inc_leaf);
+    strux_free(&w->cover);
+    strux_free(&w->col);
+    strux_free(&w->node);
+    strux_free(&w->idx);
+    strux_free(&w->val);
     strux_lp_destroy(&w->lp);
     strux_free(wp);
-}
-
-/* The rows of (6.22), built once: Σ_{c∈C(n)} z_c − z_n ≥ 0 for every internal n, z_p − z_c ≥ 0
- * for every edge, Σ_{l∈ℒ} z_l ≥ 1; columns in [0, 1]. idx/val: scratch of M + 1 entries. */
-static strux_status build_lp(const strux_hierarchy *h, strux_lp *lp, int32_t *idx, double *val)
-{
-    int32_t M = h->n_nodes;
-    for (int32_t k = 0; k < M; k++)
-        STRUX_TRY(strux_lp_set_col_bounds(lp, k, STRUX_LP_DOUBLE, 0.0, 1.0));
-    for (int32_t k = 0; k < M; k++) {
-        int64_t lo = h->child_ptr[k], hi = h->child_ptr[k + 1];
-        if (lo == hi) continue;
-        int32_t n = 0;
-        idx[n] = k;
-        val[n++] = -1.0;
-        for (int64_t q = lo; q < hi; q++) {
-            idx[n] = h->child_idx[q];
-            val[n++] = 1.0;
-        }
-        STRUX_TRY(strux_lp_add_row(lp, n, idx, val, STRUX_LP_LOWER, 0.0, 0.0, NULL));
-    }
-    for (int32_t k = 0; k < M; k++)
-        for (int64_t q = h->parent_ptr[k]; q < h->parent_ptr[k + 1]; q++) {
-            const int32_t e[2] = {h->parent_idx[q], k};
-            const double v[2] = {1.0, -1.0};
-            STRUX_TRY(strux_lp_add_row(lp, 2, e, v, STRUX_LP_LOWER, 0.0, 0.0, NULL));
-        }
-    for (int32_t i = 0; i < h->n_leaves; i++) {
-        idx[i] = h->leaves[i];
-        val[i] = 1.0;
-    }
-    STRUX_TRY(strux_lp_add_row(lp, h->n_leaves, idx, val, STRUX_LP_LOWER, 1.0, 0.0, NULL));
-    return STRUX_OK;
 }
 
 strux_status strux_hier_infer_create(const strux_hierarchy *h, int with_lp, strux_hier_infer **out)
 {
     *out = NULL;
-    int32_t M = h->n_nodes;
+    int32_t M = h->n_nodes, L = h->n_leaves;
     strux_hier_infer *w = NULL;
-    int32_t *idx = NULL;
-    double *val = NULL;
     strux_status st;
     STRUX_TRY(strux_alloc(&w, sizeof *w));
     w->h = h;
+    w->enum_max = STRUX_HIER_ENUM_MAX;
     STRUX_TRY_GOTO(st, strux_alloc_array(&w->r, (size_t)M, sizeof *w->r), done);
     STRUX_TRY_GOTO(st, strux_alloc_array(&w->g, (size_t)M, sizeof *w->g), done);
-    STRUX_TRY_GOTO(st, strux_alloc_array(&w->ub, (size_t)h->n_leaves, sizeof *w->ub), done);
+    STRUX_TRY_GOTO(st, strux_alloc_array(&w->S, (size_t)L, sizeof *w->S), done);
+    STRUX_TRY_GOTO(st, strux_alloc_array(&w->ub, (size_t)L, sizeof *w->ub), done);
     STRUX_TRY_GOTO(st, strux_alloc_array(&w->stack, (size_t)M, sizeof *w->stack), done);
     STRUX_TRY_GOTO(st, strux_alloc(&w->keep, (size_t)M), done);
-    STRUX_TRY_GOTO(st, strux_alloc(&w->fixed, (size_t)M), done);
     if (with_lp) {
-        STRUX_TRY_GOTO(st, strux_alloc_array(&idx, (size_t)M + 1, sizeof *idx), done);
-        STRUX_TRY_GOTO(st, strux_alloc_array(&val, (size_t)M + 1, sizeof *val), done);
+        STRUX_TRY_GOTO(st, strux_alloc_array(&w->order, (size_t)L, sizeof *w->order), done);
+        STRUX_TRY_GOTO(st, strux_alloc(&w->inc, (size_t)M), done);
+        STRUX_TRY_GOTO(st, strux_alloc(&w->inc_leaf, (size_t)L), done);
+        STRUX_TRY_GOTO(st, strux_alloc_array(&w->cover, (size_t)M, sizeof *w->cover), done);
+        STRUX_TRY_GOTO(st, strux_alloc_array(&w->col, (size_t)M, sizeof *w->col), done);
+        STRUX_TRY_GOTO(st, strux_alloc_array(&w->node, (size_t)M, sizeof *w->node), done);
+        STRUX_TRY_GOTO(st, strux_alloc_array(&w->idx, (size_t)M + 1, sizeof *w->idx), done);
+        STRUX_TRY_GOTO(st, strux_alloc_array(&w->val, (size_t)M + 1, sizeof *w->val), done);
         STRUX_TRY_GOTO(st, strux_lp_create(M, &w->lp), done);
-        STRUX_TRY_GOTO(st, build_lp(h, w->lp, idx, val), done);
     }
     *out = w;
     w = NULL;
     st = STRUX_OK;
 done:
-    strux_free(&idx);
-    strux_free(&val);
     strux_hier_infer_destroy(&w);
     return st;
 }
 
 void strux_hier_infer_set_fresh_start(strux_hier_infer *w, int fresh)
 {
-    if (w->lp) strux_lp_set_fresh_start(w->lp, fresh);
+    w->fresh = fresh;
+}
+
+void strux_hier_infer_set_max_nodes(strux_hier_infer *w, int64_t max_nodes)
+{
+    w->max_nodes = max_nodes;
+}
+
+void strux_hier_infer_set_enum_max(strux_hier_infer *w, int32_t enum_max)
+{
+    w->enum_max = enum_max < 1 ? 1 : enum_max > 20 ? 20 : enum_max;
 }
 
 /* r = s + a (a NULL: r = s). */
@@ -159,9 +158,8 @@ static int32_t best_leaf(const strux_hierarchy *h, const double *S, const double
 void strux_hier_infer_leaf(strux_hier_infer *w, const double *s, const double *a, const double *b,
                            int32_t *leaf, double *value)
 {
-    /* S lands in ub, which the single-label path does not otherwise use */
-    strux_hier_infer_leaf_scores(w, s, a, w->ub);
-    *leaf = w->h->leaves[best_leaf(w->h, w->ub, b, value)];
+    strux_hier_infer_leaf_scores(w, s, a, w->S);
+    *leaf = w->h->leaves[best_leaf(w->h, w->S, b, value)];
 }
 
 /* The child of k with the largest g, smallest index on ties (children ascend). */
@@ -218,26 +216,216 @@ strux_status strux_hier_infer_tree(strux_hier_infer *w, const double *s, const d
     return STRUX_OK;
 }
 
-/* §5.4 pruning: keep[n] = 1 on Ā(C), C = {l : ub(l) > 0} ∪ {l*}; returns |C|, *lstar = l*'s
- * leaf position, *lstar_value its path sum. ub(l) = r_l + Σ_{n∈𝒜(l)} max(0, r_n). */
-static int32_t prune(strux_hier_infer *w, int32_t *lstar, double *lstar_value)
+/* keep[n] = 1 on Ā(l) for the leaf at position i; returns the nodes newly kept. */
+static int32_t keep_ancestors(strux_hier_infer *w, int32_t i)
 {
     const strux_hierarchy *h = w->h;
-    path_sums(w, w->ub);
-    *lstar = best_leaf(h, w->ub, NULL, lstar_value);
+    int32_t added = 0;
+    for (int64_t q = h->anc_ptr[i]; q < h->anc_ptr[i + 1]; q++)
+        if (!w->keep[h->anc_idx[q]]) {
+            w->keep[h->anc_idx[q]] = 1;
+            added++;
+        }
+    return added;
+}
+
+/* Nodes Ā(l) would add to keep (the cap's test). */
+static int32_t ancestors_missing(const strux_hier_infer *w, int32_t i)
+{
+    const strux_hierarchy *h = w->h;
+    int32_t n = 0;
+    for (int64_t q = h->anc_ptr[i]; q < h->anc_ptr[i + 1]; q++)
+        n += !w->keep[h->anc_idx[q]];
+    return n;
+}
+
+/* The incumbent [added]: Ā(l*), the best single-leaf label, then in leaf order every leaf whose
+ * marginal gain Σ_{n ∈ Ā(l) \ Y} r_n is positive joins Y. inc[n] marks Y, inc_leaf[i] its
+ * leaves; returns V(Y) ≥ V(Ā(l*)). O(Σ_l |Ā(l)|). */
+static double incumbent(strux_hier_infer *w, int32_t lstar)
+{
+    const strux_hierarchy *h = w->h;
+    memset(w->inc, 0, (size_t)h->n_nodes);
+    memset(w->inc_leaf, 0, (size_t)h->n_leaves);
+    double v = 0;
+    for (int32_t k = -1; k < h->n_leaves; k++) {
+        int32_t i = k < 0 ? lstar : k; /* l* first */
+        if (k >= 0 && i == lstar) continue;
+        double gain = 0;
+        for (int64_t q = h->anc_ptr[i]; q < h->anc_ptr[i + 1]; q++)
+            if (!w->inc[h->anc_idx[q]]) gain += w->r[h->anc_idx[q]];
+        if (k >= 0 && !(gain > 0)) continue;
+        for (int64_t q = h->anc_ptr[i]; q < h->anc_ptr[i + 1]; q++)
+            w->inc[h->anc_idx[q]] = 1;
+        w->inc_leaf[i] = 1;
+        v += gain;
+    }
+    return v;
+}
+
+/* Candidate positions by descending U, then ascending position (a stable order). */
+static void sort_candidates(strux_hier_infer *w, int32_t n)
+{
+    for (int32_t k = 1; k < n; k++) { /* insertion sort: runs only when the cap bites */
+        int32_t v = w->order[k], j = k;
+        while (j > 0 && w->ub[w->order[j - 1]] < w->ub[v]) {
+            w->order[j] = w->order[j - 1];
+            j--;
+        }
+        w->order[j] = v;
+    }
+}
+
+/* The exact leaf pruning (§5.4, with an incumbent bound [added]): with Y the incumbent of value
+ * v and P(l) = Σ_{n∈Ā(l)} max(0, r_n), a leaf l outside Y is dropped when
+ *   ub(l) = r_l + P(l) − max(0, r_l) ≤ 0  (§5.4: taking l out of a label never lowers its value),
+ * or
+ *   U(l) = S(l) + min(Σ_n max(0, r_n) − P(l), Σ_{l' ≠ l} max(0, ub(l'))) ≤ v
+ * (no label that contains l beats Y: the other nodes of such a label are worth at most their
+ * positive part, and each further leaf adds at most its ub).
+ * C is Y's leaves and the rest; the programme on Ā(C) has the optimum of the full one: an optimal
+ * label with a leaf of the second kind is worth at most v, and one with leaves of the first kind
+ * keeps its value when they are taken out, down to a single leaf, worth at most V(Ā(l*)) ≤ v. The
+ * comparison keeps leaves within 1e-9 relative of the bound (safe: keeping is always exact).
+ * keep[n] = 1 on Ā(C), order[] holds C (U in ub[]); returns |C|, the kept nodes in *n_keep. Over
+ * the cap (more kept nodes than max_nodes, |C| > enum_max) C shrinks to Y's leaves and then the
+ * candidates of largest U that fit (*capped = 1; Y alone over the cap leaves C = Y's leaves). */
+static int32_t prune(strux_hier_infer *w, double v_inc, int32_t *n_keep, int *capped)
+{
+    const strux_hierarchy *h = w->h;
+    double p_all = 0, ub_all = 0, slack = 1e-9 * (1 + fabs(v_inc));
+    for (int32_t k = 0; k < h->n_nodes; k++)
+        p_all += fmax(0.0, w->r[k]);
+    for (int32_t i = 0; i < h->n_leaves; i++) { /* P(l) into ub[], then Σ_l max(0, ub(l)) */
+        int32_t l = h->leaves[i];
+        double p = 0;
+        for (int64_t q = h->anc_ptr[i]; q < h->anc_ptr[i + 1]; q++)
+            p += fmax(0.0, w->r[h->anc_idx[q]]);
+        w->ub[i] = p;
+        ub_all += fmax(0.0, w->r[l] + p - fmax(0.0, w->r[l]));
+    }
     memset(w->keep, 0, (size_t)h->n_nodes);
-    int32_t n_c = 0;
+    int32_t n_c = 0, kept = 0;
     for (int32_t i = 0; i < h->n_leaves; i++) {
         int32_t l = h->leaves[i];
-        double ub = w->r[l];
-        for (int64_t q = h->anc_ptr[i]; q < h->anc_ptr[i + 1]; q++)
-            if (h->anc_idx[q] != l && w->r[h->anc_idx[q]] > 0) ub += w->r[h->anc_idx[q]];
-        if (!(ub > 0) && i != *lstar) continue;
-        n_c++;
-        for (int64_t q = h->anc_ptr[i]; q < h->anc_ptr[i + 1]; q++)
-            w->keep[h->anc_idx[q]] = 1;
+        double p = w->ub[i], ub = w->r[l] + p - fmax(0.0, w->r[l]);
+        double U = w->S[i] + fmin(p_all - p, ub_all - fmax(0.0, ub));
+        w->ub[i] = U;
+        if (!w->inc_leaf[i] && (!(ub > 0) || !(U > v_inc - slack))) continue;
+        w->order[n_c++] = i;
+        kept += keep_ancestors(w, i);
     }
+    /* the cap is on LPs: a set small enough to enumerate needs none */
+    *capped = n_c > w->enum_max && w->max_nodes > 0 && kept > w->max_nodes;
+    if (*capped) {
+        sort_candidates(w, n_c);
+        memset(w->keep, 0, (size_t)h->n_nodes);
+        kept = 0;
+        for (int32_t k = 0; k < n_c; k++) /* Y's leaves first, whatever the cap */
+            if (w->inc_leaf[w->order[k]]) kept += keep_ancestors(w, w->order[k]);
+        int32_t m = 0; /* then, by descending U, the others that fit; order[] compacted in place
+                          (m ≤ k: nothing unread is overwritten) */
+        for (int32_t k = 0; k < n_c; k++) {
+            int32_t i = w->order[k];
+            if (!w->inc_leaf[i]) {
+                if (kept + ancestors_missing(w, i) > w->max_nodes) continue;
+                kept += keep_ancestors(w, i);
+            }
+            w->order[m++] = i;
+        }
+        n_c = m;
+    }
+    *n_keep = kept;
     return n_c;
+}
+
+/* The integer optimum over the closures of the non-empty subsets of C (order[0..n_c)), which are
+ * the labels of the sub-DAG on Ā(C): a Gray-code walk keeping cover counts, O(2^|C| |Ā(l)|).
+ * z gets the best label; returns its value. */
+static double enumerate(strux_hier_infer *w, int32_t n_c, double *z)
+{
+    const strux_hierarchy *h = w->h;
+    memset(w->cover, 0, (size_t)h->n_nodes * sizeof *w->cover);
+    double v = 0, best = -INFINITY;
+    unsigned set = 0, best_set = 0;
+    for (unsigned g = 1; g < 1u << n_c; g++) {
+        int32_t j = __builtin_ctz(g), i = w->order[j];
+        int add = !(set >> j & 1);
+        set ^= 1u << j;
+        for (int64_t q = h->anc_ptr[i]; q < h->anc_ptr[i + 1]; q++) {
+            int32_t n = h->anc_idx[q];
+            if (add ? w->cover[n]++ == 0 : --w->cover[n] == 0) v += add ? w->r[n] : -w->r[n];
+        }
+        if (v > best) best = v, best_set = set;
+    }
+    memset(z, 0, (size_t)h->n_nodes * sizeof *z);
+    for (int32_t j = 0; j < n_c; j++)
+        if (best_set >> j & 1)
+            for (int64_t q = h->anc_ptr[w->order[j]]; q < h->anc_ptr[w->order[j] + 1]; q++)
+                z[h->anc_idx[q]] = 1.0;
+    double sum = 0;
+    for (int32_t k = 0; k < h->n_nodes; k++)
+        if (z[k] != 0) sum += w->r[k];
+    return sum;
+}
+
+/* The (6.22) programme on the kept nodes (the sub-DAG of §5.4, or every node), one column per
+ * kept node in node order: Σ_{c ∈ C(n), kept} z_c − z_n ≥ 0 for every kept internal n, z_p − z_c
+ * ≥ 0 for every edge into a kept node (its parents are kept: Ā(C) is closed upward), Σ z_l ≥ 1
+ * over the kept leaves; 0 ≤ z ≤ 1; objective r. */
+static strux_status build_lp(strux_hier_infer *w, int32_t n_cols)
+{
+    const strux_hierarchy *h = w->h;
+    int32_t M = h->n_nodes, j = 0;
+    for (int32_t k = 0; k < M; k++) {
+        w->col[k] = w->keep[k] ? j : -1;
+        if (w->keep[k]) w->node[j++] = k;
+    }
+    STRUX_TRY(strux_lp_reset(w->lp, n_cols));
+    for (j = 0; j < n_cols; j++) {
+        STRUX_TRY(strux_lp_set_col_bounds(w->lp, j, STRUX_LP_DOUBLE, 0.0, 1.0));
+        w->val[j] = w->r[w->node[j]];
+    }
+    strux_lp_set_objective(w->lp, w->val, 0.0);
+    for (j = 0; j < n_cols; j++) {
+        int32_t k = w->node[j], n = 0;
+        int64_t lo = h->child_ptr[k], hi = h->child_ptr[k + 1];
+        if (lo == hi) continue;
+        w->idx[n] = j;
+        w->val[n++] = -1.0;
+        for (int64_t q = lo; q < hi; q++)
+            if (w->col[h->child_idx[q]] >= 0) {
+                w->idx[n] = w->col[h->child_idx[q]];
+                w->val[n++] = 1.0;
+            }
+        STRUX_TRY(strux_lp_add_row(w->lp, n, w->idx, w->val, STRUX_LP_LOWER, 0.0, 0.0, NULL));
+    }
+    for (j = 0; j < n_cols; j++) {
+        int32_t k = w->node[j];
+        for (int64_t q = h->parent_ptr[k]; q < h->parent_ptr[k + 1]; q++) {
+            const int32_t e[2] = {w->col[h->parent_idx[q]], j};
+            const double v[2] = {1.0, -1.0};
+            STRUX_TRY(strux_lp_add_row(w->lp, 2, e, v, STRUX_LP_LOWER, 0.0, 0.0, NULL));
+        }
+    }
+    int32_t n = 0;
+    for (j = 0; j < n_cols; j++)
+        if (h->child_ptr[w->node[j]] == h->child_ptr[w->node[j] + 1]) {
+            w->idx[n] = j;
+            w->val[n++] = 1.0;
+        }
+    return strux_lp_add_row(w->lp, n, w->idx, w->val, STRUX_LP_LOWER, 1.0, 0.0, NULL);
+}
+
+/* z = the incumbent's 0/1 indicator; returns its value. */
+static double incumbent_label(const strux_hier_infer *w, double *z)
+{
+    double v = 0;
+    for (int32_t k = 0; k < w->h->n_nodes; k++) {
+        z[k] = w->inc[k] ? 1.0 : 0.0;
+        if (w->inc[k]) v += w->r[k];
+    }
+    return v;
 }
 
 strux_status strux_hier_infer_dag(strux_hier_infer *w, const double *s, const double *a, int flags,
@@ -251,47 +439,56 @@ strux_status strux_hier_infer_dag(strux_hier_infer *w, const double *s, const do
     if (!info) info = &dummy;
     memset(info, 0, sizeof *info);
     node_values(w, s, a);
+    path_sums(w, w->S);
+    double vstar;
+    int32_t lstar = best_leaf(h, w->S, NULL, &vstar), n_cols = M;
+    double v_inc = incumbent(w, lstar);
     info->n_candidates = h->n_leaves;
     if (flags & STRUX_HIER_PRUNE) {
-        int32_t lstar;
-        double vstar;
-        info->n_candidates = prune(w, &lstar, &vstar);
-        if (info->n_candidates == 1) {
-            /* only l* can be in an optimal label: Ā(l*), no LP */
-            memset(z, 0, (size_t)M * sizeof *z);
-            for (int64_t q = h->anc_ptr[lstar]; q < h->anc_ptr[lstar + 1]; q++)
-                z[h->anc_idx[q]] = 1.0;
-            *value = info->lp_value = vstar;
+        int32_t n_c = prune(w, v_inc, &n_cols, &info->capped);
+        info->n_candidates = n_c;
+        int over = info->capped && n_cols > w->max_nodes; /* the incumbent alone is too big */
+        if (n_c <= w->enum_max || over) { /* no LP: enumeration (exact) or Y itself */
+            *value = info->lp_value = over ? incumbent_label(w, z) : enumerate(w, n_c, z);
             return STRUX_OK;
         }
     } else {
         memset(w->keep, 1, (size_t)M);
     }
-    /* the sub-DAG programme: columns outside Ā(C) fixed at 0 (their rows become trivial or
-     * restricted to the kept children, as §5.4 asks); only changed bounds are touched */
-    for (int32_t k = 0; k < M; k++) {
-        if (w->fixed[k] == !w->keep[k]) continue;
-        w->fixed[k] = !w->keep[k];
-        STRUX_TRY(w->fixed[k] ? strux_lp_set_col_bounds(w->lp, k, STRUX_LP_FIXED, 0.0, 0.0)
-                              : strux_lp_set_col_bounds(w->lp, k, STRUX_LP_DOUBLE, 0.0, 1.0));
+    double t0 = strux_time_now();
+    STRUX_TRY(build_lp(w, n_cols));
+    info->n_cols = n_cols;
+    if (!w->fresh) { /* warm start at the incumbent Y: a feasible vertex, no phase 1 */
+        for (int32_t j = 0; j < n_cols; j++)
+            w->val[j] = w->inc[w->node[j]] ? 1.0 : 0.0;
+        strux_lp_start_at(w->lp, w->val);
     }
-    strux_lp_set_objective(w->lp, w->r, 0.0);
     strux_lp_result res;
     double v;
-    STRUX_TRY(strux_lp_solve(w->lp, &res, &v));
+    strux_status st = strux_lp_solve(w->lp, &res, &v);
+    info->used_lp = 1;
+    info->lp_seconds = strux_time_now() - t0;
+    STRUX_TRY(st);
     STRUX_CHECK(res == STRUX_LP_OPTIMAL, STRUX_ERR_LP,
                 "the (6.22) LP of %s has no optimum (GLPK result %d)", h->path, (int)res);
     info->lp_value = v;
-    strux_lp_primal(w->lp, z);
-    for (int32_t k = 0; k < M && !info->fractional; k++)
-        info->fractional = fabs(z[k] - round(z[k])) > STRUX_HIER_INTEGRAL_TOL;
+    strux_lp_primal(w->lp, w->val);
+    for (int32_t j = 0; j < n_cols && !info->fractional; j++)
+        info->fractional = fabs(w->val[j] - round(w->val[j])) > STRUX_HIER_INTEGRAL_TOL;
     if (info->fractional && (flags & STRUX_HIER_EXACT)) {
-        STRUX_TRY(strux_lp_solve_integer(w->lp, &res, &v, z));
+        t0 = strux_time_now();
+        st = strux_lp_solve_integer(w->lp, &res, &v, w->val);
+        info->lp_seconds += strux_time_now() - t0;
+        STRUX_TRY(st);
         STRUX_CHECK(res == STRUX_LP_OPTIMAL, STRUX_ERR_LP,
                     "the (6.22) binary programme of %s has no optimum (GLPK result %d)", h->path,
                     (int)res);
         info->used_ilp = 1;
-    } else if (info->fractional) {
+    }
+    memset(z, 0, (size_t)M * sizeof *z);
+    for (int32_t j = 0; j < n_cols; j++)
+        z[w->node[j]] = w->val[j];
+    if (info->fractional && !info->used_ilp) {
         *value = v; /* A18: the relaxed z and its value */
         return STRUX_OK;
     }

@@ -3,8 +3,13 @@
  * closure); the losses zero_one, node_hamming = tree, leaf_hamming and normalized Δ̃ (6.9) with
  * their per-node terms; the direction oracle and max_loss (loss-augmented maximisation through
  * hier_infer.c), prediction (§6: the exact answer, ILP where the DAG LP is fractional); φ through
- * the strux_phi sink; the brute-force label enumeration of the oracle tests. Knows nothing of
- * MPI, searches or solvers. */
+ * the strux_phi sink; the brute-force label enumeration of the oracle tests.
+ * task.margin = normalized (6.13, single-label): the task's pair (m, g) is m(y) = (f(y) −
+ * f(y_i))/Δ̃(y, y_i) and g(y) = 1 for y ≠ y_i (both 0 for y_i), add_delta adds (φ(y) −
+ * φ(y_i))/Δ̃, so margin rescaling over (m, g) is (6.13) with every solver; score and add_feature
+ * stay the plain f and φ (prediction is the plain argmax, §6), so only the margin surrogate,
+ * which never re-scores labels by f, may train it (strux_task_needs). Knows nothing of MPI,
+ * searches or solvers. */
 #include "hier_task.h"
 
 #include <math.h>
@@ -40,20 +45,29 @@ strux_status strux_hier_task_truth(const strux_task *t, const strux_dataset *ds,
     return STRUX_OK;
 }
 
+/* Δ̃(y, y_i)² = Σ_{n ∈ y Δ y_i} α_n (6.9), z-weighted for a fractional y. */
+static double normalized_loss2(const hier_data *d, const strux_label *y, const strux_label *truth)
+{
+    double e = 0;
+    for (int32_t n = 0; n < d->M; n++)
+        e += d->alpha[n] * fabs(strux_hier_member(y, n) - strux_hier_member(truth, n));
+    return e;
+}
+
 double strux_hier_task_loss(const strux_task *t, const strux_label *y, const strux_label *truth)
 {
     const hier_data *d = t->data;
     const strux_hierarchy *h = d->h;
     double e = 0;
+    if (d->margin_norm) /* (6.13): the margin asked of every y ≠ y_i is 1 */
+        return normalized_loss2(d, y, truth) > STRUX_HIER_SAME_LABEL ? 1.0 : 0.0;
     switch (d->loss) {
     case L_ZERO_ONE:
         for (int32_t n = 0; n < d->M; n++)
             if (y->y[n] != truth->y[n]) return 1.0;
         return 0.0;
     case L_NORMALIZED:
-        for (int32_t n = 0; n < d->M; n++)
-            e += d->alpha[n] * fabs(strux_hier_member(y, n) - truth->y[n]);
-        return sqrt(e);
+        return sqrt(normalized_loss2(d, y, truth));
     case L_LEAF:
         for (int32_t k = 0; k < h->n_leaves; k++) {
             int32_t n = h->leaves[k];
@@ -133,10 +147,25 @@ static void leaf_label(const hier_data *d, int32_t leaf, strux_label *y)
         y->y[h->anc_idx[k]] = 1;
 }
 
+/* What one DAG programme call did, into the counters st (NULL: not counted). */
+static void count_dag(strux_lp_stats *st, const strux_hier_dag_info *info)
+{
+    if (!st) return;
+    st->calls++;
+    st->no_lp += !info->used_lp;
+    st->lps += info->used_lp;
+    st->ilps += info->used_ilp;
+    st->capped += info->capped;
+    st->candidates += info->n_candidates;
+    st->columns += info->n_cols;
+    st->seconds += info->lp_seconds;
+}
+
 /* argmax over the label space of Σ_{n∈y} (r_n + aug_n) (+ bleaf per leaf, single-label): the
- * label to y (fractional z to mu in a multi-label DAG without exact), the value to *value. */
+ * label to y (fractional z to mu in a multi-label DAG without exact), the value to *value; a
+ * DAG programme call is counted in st (may be NULL). */
 static strux_status maximise(hier_data *d, const double *r, const double *aug, int use_b, int exact,
-                             strux_label *y, double *value)
+                             strux_lp_stats *st, strux_label *y, double *value)
 {
     const strux_hierarchy *h = d->h;
     int32_t M = d->M;
@@ -152,6 +181,7 @@ static strux_status maximise(hier_data *d, const double *r, const double *aug, i
         int flags = (exact ? STRUX_HIER_EXACT : 0) | (d->prune ? STRUX_HIER_PRUNE : 0);
         strux_hier_dag_info info;
         STRUX_TRY(strux_hier_infer_dag(d->inf, r, aug, flags, d->z, value, &info));
+        count_dag(st, &info);
     }
     y->n = M;
     int frac = 0;
@@ -167,6 +197,39 @@ static strux_status maximise(hier_data *d, const double *r, const double *aug, i
     return STRUX_OK;
 }
 
+/* The margin-normalised oracle (6.13), single-label (§5.1 variant): for every leaf l,
+ * m(l) = (S(l) − S(l_i))/Δ̃(l, l_i) and g(l) = 1, except y_i and the labels with Δ̃² ≤
+ * STRUX_HIER_SAME_LABEL, which are y_i in feature space (m = g = 0); the leaf maximising
+ * a·m + b·g (smallest index on ties) to y, its (m, g) to ans. O(M) on trees, O(Σ|Ā(l)|) on DAGs. */
+static void normalized_margin_oracle(const strux_task *t, const double *sc,
+                                     const strux_label *truth, const strux_query *q, strux_label *y,
+                                     strux_answer *ans)
+{
+    hier_data *d = t->data;
+    const strux_hierarchy *h = d->h;
+    loss_terms(d, truth, 1.0, d->aug); /* Δ̃(l) per leaf into bleaf */
+    strux_hier_infer_leaf_scores(d->inf, sc, NULL, d->S);
+    double s_truth = 0;
+    for (int32_t n = 0; n < d->M; n++)
+        if (truth->y[n]) s_truth += sc[n];
+    int32_t best = -1;
+    double best_v = 0, best_m = 0, best_g = 0;
+    for (int32_t k = 0; k < h->n_leaves; k++) {
+        double delta = d->bleaf[k], m = 0, g = 0;
+        if (!truth->y[h->leaves[k]] && delta * delta > STRUX_HIER_SAME_LABEL) {
+            m = (d->S[k] - s_truth) / delta;
+            g = 1;
+        }
+        double v = q->a * m + q->b * g;
+        if (best < 0 || v > best_v) best = k, best_v = v, best_m = m, best_g = g;
+    }
+    leaf_label(d, h->leaves[best], y);
+    ans->found = 1;
+    ans->m = best_m;
+    ans->g = best_g;
+    ans->size = strux_hier_task_size(t, y);
+}
+
 strux_status strux_hier_task_oracle(const strux_task *t, const strux_pot *pot,
                                     const strux_label *truth, const strux_query *q, strux_label *y,
                                     strux_answer *ans)
@@ -179,11 +242,15 @@ strux_status strux_hier_task_oracle(const strux_task *t, const strux_pot *pot,
                 "task 'hierarchy' has no label-size term in its oracle (c = %g)", q->c);
     int32_t M = d->M;
     const double *sc = pot->s + M;
+    if (d->margin_norm) {
+        normalized_margin_oracle(t, sc, truth, q, y, ans);
+        return STRUX_OK;
+    }
     for (int32_t n = 0; n < M; n++)
         d->r[n] = q->a * sc[n];
     int use_b = loss_terms(d, truth, q->b, d->aug);
     double value;
-    STRUX_TRY(maximise(d, d->r, d->aug, use_b, 0, y, &value));
+    STRUX_TRY(maximise(d, d->r, d->aug, use_b, 0, &d->lp_stats[0], y, &value));
     double m = 0;
     for (int32_t n = 0; n < M; n++)
         m += (strux_hier_member(y, n) - truth->y[n]) * sc[n];
@@ -199,6 +266,13 @@ double strux_hier_task_max_loss(const strux_task *t, const strux_label *truth)
     hier_data *d = t->data;
     const strux_hierarchy *h = d->h;
     if (d->loss == L_ZERO_ONE) return h->n_leaves > 1 ? 1.0 : 0.0;
+    if (d->margin_norm) { /* 1 when some label differs from y_i in feature space */
+        loss_terms(d, truth, 1.0, d->aug);
+        for (int32_t k = 0; k < h->n_leaves; k++)
+            if (!truth->y[h->leaves[k]] && d->bleaf[k] * d->bleaf[k] > STRUX_HIER_SAME_LABEL)
+                return 1.0;
+        return 0.0;
+    }
     int32_t M = d->M;
     double cst = 0;
     for (int32_t n = 0; n < M; n++) {
@@ -215,8 +289,17 @@ double strux_hier_task_max_loss(const strux_task *t, const strux_label *truth)
     /* the exact maximiser: a label y of the scratch size (M parts, no mu) */
     strux_label y = {.n = M, .cap = M, .y = d->set, .n_mu = 0, .mu_cap = 0, .mu = NULL};
     double value = 0;
-    if (maximise(d, d->r, d->aug, 0, 1, &y, &value) != STRUX_OK) return (double)M;
+    if (maximise(d, d->r, d->aug, 0, 1, NULL, &y, &value) != STRUX_OK) return (double)M;
     return value + cst;
+}
+
+int strux_hier_task_lp_stats(const strux_task *t, strux_lp_stats *oracle, strux_lp_stats *predict)
+{
+    const hier_data *d = t->data;
+    if (!d->inf || !d->multi || d->h->is_tree) return 0;
+    *oracle = d->lp_stats[0];
+    *predict = d->lp_stats[1];
+    return 1;
 }
 
 strux_status strux_hier_task_predict(const strux_task *t, const strux_pot *pot, strux_label *y)
@@ -226,7 +309,7 @@ strux_status strux_hier_task_predict(const strux_task *t, const strux_pot *pot, 
     for (int32_t n = 0; n < M; n++)
         d->aug[n] = 0.0;
     double value;
-    STRUX_TRY(maximise(d, pot->s + M, d->aug, 0, 1, y, &value));
+    STRUX_TRY(maximise(d, pot->s + M, d->aug, 0, 1, &d->lp_stats[1], y, &value));
     y->n_mu = 0;
     return STRUX_OK;
 }
@@ -242,10 +325,17 @@ strux_status strux_hier_task_add_feature(const strux_task *t, const strux_label 
     return STRUX_OK;
 }
 
+/* φ(y) − φ(y_i), divided by Δ̃(y, y_i) under (6.13) (the per-pair feature difference of
+ * §2.3.4, c_i = 1/Δ̃ in §4.1 step 4; nothing for a label that is y_i in feature space). */
 strux_status strux_hier_task_add_delta(const strux_task *t, const strux_label *y,
                                        const strux_label *truth, double scale, const strux_phi *out)
 {
     const hier_data *d = t->data;
+    if (d->margin_norm) {
+        double e = normalized_loss2(d, y, truth);
+        if (e <= STRUX_HIER_SAME_LABEL) return STRUX_OK;
+        scale /= sqrt(e);
+    }
     for (int32_t n = 0; n < d->M; n++) {
         double v = strux_hier_member(y, n) - strux_hier_member(truth, n);
         if (v != 0 && d->mult[n] != 0) strux_phi_row(out, 0, n, scale * v * d->mult[n]);

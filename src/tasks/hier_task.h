@@ -30,6 +30,7 @@ typedef struct hier_data {
     char *const *names;  /* [n_names] node names by file id (borrowed; NULL: ids) */
     int32_t n_names;
     int prune, fresh, stop; /* task.prune, task.lp_start = fresh, partial_paths = stop */
+    int margin_norm;        /* task.margin = normalized: the margin-normalised NHSVM (6.13) */
     strux_hierarchy *h;     /* the hierarchy, stop leaves included */
     strux_hier_infer *inf;  /* oracle workspace */
     int32_t m_file;         /* nodes before stop leaves (the sync layout) */
@@ -50,6 +51,8 @@ typedef struct hier_data {
     int64_t ids_cap;
     double *r, *aug, *z, *tmp; /* [M] */
     double *bleaf, *S;         /* [n_leaves] */
+    /* the multi-label DAG programme's counters: [0] the training oracle, [1] prediction */
+    strux_lp_stats lp_stats[2];
 } hier_data;
 
 /* A leaf: no child. */
@@ -63,6 +66,11 @@ static inline int strux_hier_counted(const strux_hierarchy *h, int32_t n)
 {
     return n > 0 && h->node_id[n] >= 0;
 }
+
+/* (6.13) reads a label whose Δ̃² to y_i is at most this as y_i itself (§2.3.4 [added]: 0/0 = 0):
+ * its scaled features ∧̃(y) ⊗ x equal y_i's, so no w separates them. The relative cancellation
+ * error of Δ̃² = P(l) + P(l_i) − 2·SH(l) is ~1e-16, far below it. */
+#define STRUX_HIER_SAME_LABEL 1e-12
 
 /* Membership of node n in y: z_n of a fractional answer, else 0/1. */
 static inline double strux_hier_member(const strux_label *y, int32_t n)
@@ -100,6 +108,7 @@ strux_status strux_hier_task_oracle(const strux_task *t, const strux_pot *pot,
                                     const strux_label *truth, const strux_query *q, strux_label *y,
                                     strux_answer *ans);
 double strux_hier_task_max_loss(const strux_task *t, const strux_label *truth);
+int strux_hier_task_lp_stats(const strux_task *t, strux_lp_stats *oracle, strux_lp_stats *predict);
 strux_status strux_hier_task_predict(const strux_task *t, const strux_pot *pot, strux_label *y);
 strux_status strux_hier_task_add_feature(const strux_task *t, const strux_label *y, double scale,
                                          const strux_phi *out);

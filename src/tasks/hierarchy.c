@@ -11,7 +11,8 @@
  * Potentials (layout): s[n] = W_n·x for n < M (the block layout B_i^T·w: coefficient n is node
  * n's row), then s[M + n] = c_n·s[n], the node scores.
  * Losses: zero_one 1{l ≠ l_i} (single-label), node_hamming = tree |y Δ y_i|, leaf_hamming on the
- * leaves of the closures, normalized Δ̃ = sqrt(Σ_{n ∈ y Δ y_i} α_n) (6.9, single-label). The
+ * leaves of the closures, normalized Δ̃ = sqrt(Σ_{n ∈ y Δ y_i} α_n) (6.9, single-label); with
+ * task.margin = normalized the margin is divided by Δ̃ instead (6.13, hier_loss.c). The
  * direction oracle hands r_n = a·s_n and the loss's per-node terms to the oracles of
  * hier_infer.c (single-label leaf argmax, multi-label tree DP, multi-label DAG LP/ILP).
  * The hierarchy comes from the caller (strux_task_hierarchy_use_hierarchy: strux train reads
@@ -179,16 +180,16 @@ strux_status strux_hier_task_finalise(hier_data *d, int multi, const unsigned ch
         else
             loss = d->model == H_NHSVM ? L_NORMALIZED : L_ZERO_ONE;
     }
+    STRUX_CHECK(!d->margin_norm || !multi, STRUX_ERR_CONFIG,
+                "task.margin = normalized (6.13) needs single-label data (§2.3.4: its loss does "
+                "not decompose over nodes), but the training data of %s is multi-label (an "
+                "example has two most specific nodes)",
+                d->opt.hierarchy);
+    if (d->margin_norm) loss = L_NORMALIZED; /* Δ̃ divides the margin (6.13) */
     STRUX_CHECK(!multi || (loss != L_ZERO_ONE && loss != L_NORMALIZED), STRUX_ERR_CONFIG,
                 "task.loss = %s does not decompose over nodes: multi-label hierarchies take "
                 "node_hamming, leaf_hamming or tree",
                 loss_names[loss]);
-    STRUX_CHECK(strcmp(d->opt.margin, "normalized") != 0 || !multi, STRUX_ERR_CONFIG,
-                "task.margin = normalized (6.13) needs single-label data, but the training data "
-                "of %s is multi-label (an example has two most specific nodes)",
-                d->opt.hierarchy);
-    STRUX_CHECK(strcmp(d->opt.margin, "normalized") != 0, STRUX_ERR_UNSUPPORTED,
-                "task.margin = normalized (6.13) is not implemented yet; use task.margin = plain");
     STRUX_CHECK(d->model != H_SSVM || !multi || h->is_tree, STRUX_ERR_CONFIG,
                 "task.model = ssvm needs a tree");
     d->loss = loss;
@@ -210,6 +211,7 @@ strux_status strux_hier_task_finalise(hier_data *d, int multi, const unsigned ch
     STRUX_TRY(set_alpha(d));
     STRUX_TRY(strux_hier_infer_create(h, multi && !h->is_tree, &d->inf));
     strux_hier_infer_set_fresh_start(d->inf, d->fresh);
+    strux_hier_infer_set_max_nodes(d->inf, d->opt.lp_max_nodes);
     char sum[256];
     strux_hierarchy_summary(h, sum, sizeof sum);
     strux_log(STRUX_LOG_INFO, "hierarchy %s: %s; model %s, %s-label, loss %s", d->opt.hierarchy,
@@ -375,6 +377,7 @@ static const struct strux_task_ops hierarchy_ops = {
     .format_label = strux_hier_task_format_label,
     .label_count = strux_hier_task_label_count,
     .label_at = strux_hier_task_label_at,
+    .lp_stats = strux_hier_task_lp_stats,
     .destroy = hier_destroy,
     .sync_size = hier_sync_size,
     .sync_local = hier_sync_local,
@@ -393,19 +396,42 @@ strux_status strux_task_create_hierarchy(const strux_task_options *opt, strux_ta
                 "task.rho = %g: program (6.6) needs rho > 1 (use task.alpha = maxmin for the "
                 "rho = 1 limit)",
                 opt->rho);
+    hier_model model = H_NHSVM;
+    if (strcmp(opt->model, "flat") == 0) model = H_FLAT;
+    if (strcmp(opt->model, "hsvm") == 0) model = H_HSVM;
+    if (strcmp(opt->model, "ssvm") == 0) model = H_SSVM;
+    int margin_norm = strcmp(opt->margin, "normalized") == 0;
+    STRUX_CHECK(!margin_norm || model != H_SSVM, STRUX_ERR_CONFIG,
+                "task.margin = normalized is the margin-normalised NHSVM (6.13); task.model = ssvm "
+                "learns alpha under the unnormalised loss of (6.17): use task.margin = plain");
+    STRUX_CHECK(!margin_norm || strcmp(opt->loss, "auto") == 0 ||
+                    strcmp(opt->loss, "normalized") == 0,
+                STRUX_ERR_CONFIG,
+                "task.loss = %s with task.margin = normalized: (6.13) divides the margin by the "
+                "normalised loss and asks a margin of 1, so it takes no other loss (set task.loss "
+                "= auto or normalized)",
+                opt->loss);
     hier_data *d;
     STRUX_TRY(strux_alloc(&d, sizeof *d));
     d->opt = *opt;
-    d->model = H_NHSVM;
-    if (strcmp(opt->model, "flat") == 0) d->model = H_FLAT;
-    if (strcmp(opt->model, "hsvm") == 0) d->model = H_HSVM;
-    if (strcmp(opt->model, "ssvm") == 0) d->model = H_SSVM;
+    d->model = model;
+    d->margin_norm = margin_norm;
     d->prune = opt->prune;
     d->fresh = strcmp(opt->lp_start, "fresh") == 0;
     d->stop = strcmp(opt->partial_paths, "error") != 0;
     t->data = d;
     t->ops = &hierarchy_ops;
     return STRUX_OK;
+}
+
+/* (6.13)'s m(y) is divided by Δ̃(y, y_i), which the score op cannot know: margin rescaling
+ * only (one oracle call per example, which never re-scores a label by f). */
+unsigned strux_task_hierarchy_needs(const strux_task_options *opt, const char **why)
+{
+    if (strcmp(opt->margin, "normalized") != 0) return 0;
+    *why = "task.margin = normalized: the margin-normalised NHSVM (6.13) is margin rescaling with "
+           "m(y) divided by the normalised loss, which the task's score cannot re-evaluate";
+    return STRUX_CAP_ONE_CALL;
 }
 
 /* ---- white-box access for the SSVM α update and tests (task_impl.h) ---- */

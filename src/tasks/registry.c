@@ -10,15 +10,17 @@ static const char *const hierarchy_keys[] = {
     "task.hierarchy",   "task.model",       "task.labels",      "task.loss",
     "task.margin",      "task.alpha",       "task.rho",         "task.dag_t",
     "task.root_alpha",  "task.alpha_every", "task.alpha_tol",   "task.alpha_floor",
-    "task.partial_paths", "task.prune",     "task.lp_start",    NULL};
+    "task.partial_paths", "task.prune",     "task.lp_start",    "task.lp_max_nodes",
+    NULL};
 
 const strux_task_entry strux_task_registry[] = {
-    {"multilabel", strux_task_create_multilabel, STRUX_CAP_WEDGE | STRUX_CAP_HINGE_PARTS, NULL},
-    {"multiclass", strux_task_create_multiclass, STRUX_CAP_WEDGE, NULL},
-    {"chain", strux_task_create_chain, STRUX_CAP_WEDGE, chain_keys},
-    {"pairwise", strux_task_create_pairwise, STRUX_CAP_WEDGE, pairwise_keys},
-    {"rta", strux_task_create_rta, STRUX_CAP_CANDIDATES, rta_keys},
-    {"hierarchy", strux_task_create_hierarchy, 0, hierarchy_keys},
-    {"binary", strux_task_create_binary, STRUX_CAP_WEDGE | STRUX_CAP_HINGE_PARTS, NULL},
-    {NULL, NULL, 0, NULL},
+    {"multilabel", strux_task_create_multilabel, STRUX_CAP_WEDGE | STRUX_CAP_HINGE_PARTS, NULL,
+     NULL},
+    {"multiclass", strux_task_create_multiclass, STRUX_CAP_WEDGE, NULL, NULL},
+    {"chain", strux_task_create_chain, STRUX_CAP_WEDGE, chain_keys, NULL},
+    {"pairwise", strux_task_create_pairwise, STRUX_CAP_WEDGE, pairwise_keys, NULL},
+    {"rta", strux_task_create_rta, STRUX_CAP_CANDIDATES, rta_keys, NULL},
+    {"hierarchy", strux_task_create_hierarchy, 0, hierarchy_keys, strux_task_hierarchy_needs},
+    {"binary", strux_task_create_binary, STRUX_CAP_WEDGE | STRUX_CAP_HINGE_PARTS, NULL, NULL},
+    {NULL, NULL, 0, NULL, NULL},
 };

@@ -26,7 +26,9 @@ const strux_opt_spec strux_task_opt_specs[] = {
      "warm|fresh",
      "pairwise LP: warm restarts simplex from the last "
      "basis (fast); fresh starts every solve from the standard basis, so answers do not depend "
-     "on earlier solves and -np 1, 2, 4 train identically even when LP optima are not unique"},
+     "on earlier solves and -np 1, 2, 4 train identically even when LP optima are not unique. "
+     "hierarchy (multi-label DAG LP, rebuilt per example on the pruned nodes): warm starts at "
+     "the incumbent label, fresh at the standard basis; both are independent of earlier solves"},
     {"task.trees", STRUX_OPT_INT, offsetof(strux_task_options, trees), "10", 1, 1024, NULL,
      "rta: random spanning trees n of the complete label graph (specs/rta.md §1.4); every rank "
      "draws the same trees"},
@@ -56,7 +58,10 @@ const strux_opt_spec strux_task_opt_specs[] = {
      "zero_one, hsvm node_hamming, nhsvm normalized; leaf_hamming for flat, nhsvm and ssvm on "
      "multi-label data); tree = |closure xor closure| (equal to node_hamming)"},
     {"task.margin", STRUX_OPT_CHOICE, offsetof(strux_task_options, margin), "plain", 0, 0,
-     "plain|normalized", "hierarchy: normalized = the margin-normalised NHSVM (6.13)"},
+     "plain|normalized",
+     "hierarchy: normalized = the margin-normalised NHSVM (6.13): the margin of each y is divided "
+     "by the normalised loss and must reach 1; single-label data, the margin surrogate, any model "
+     "but ssvm"},
     {"task.alpha", STRUX_OPT_CHOICE, offsetof(strux_task_options, alpha), "rho", 0, 0,
      "rho|maxmin|rho_directional",
      "hierarchy: structural alpha program of nhsvm (6.6), (6.7) or (6.6) with directional "
@@ -84,6 +89,12 @@ const strux_opt_spec strux_task_opt_specs[] = {
      "(stop) or is refused (error)"},
     {"task.prune", STRUX_OPT_BOOL, offsetof(strux_task_options, prune), "true", 0, 0, NULL,
      "hierarchy: exact leaf pruning before the multi-label DAG LP (hierarchical.md §5.4)"},
+    {"task.lp_max_nodes", STRUX_OPT_INT, offsetof(strux_task_options, lp_max_nodes), "5000", 0, 2e9,
+     NULL,
+     "hierarchy: largest pruned multi-label DAG LP, in nodes (columns); an example whose "
+     "candidate leaves need more keeps the incumbent's leaves and the highest-bound candidates "
+     "that fit, an answer no longer certified optimal (counted in the lp_capped column and "
+     "warned); 0: no cap. With task.prune = false the full LP is solved whatever its size"},
     {NULL},
 };
 
@@ -118,6 +129,15 @@ strux_status strux_task_type_caps(const char *type, unsigned *caps)
     const strux_task_entry *e;
     STRUX_TRY(find_entry(type, &e));
     *caps = e->caps;
+    return STRUX_OK;
+}
+
+strux_status strux_task_needs(const strux_task_options *opt, unsigned *needs, const char **why)
+{
+    const strux_task_entry *e;
+    STRUX_TRY(find_entry(opt->type, &e));
+    *why = "";
+    *needs = e->needs ? e->needs(opt, why) : 0;
     return STRUX_OK;
 }
 
@@ -328,6 +348,12 @@ void strux_task_certified(const strux_task *t, int64_t *certified, int64_t *call
 {
     *certified = *calls = 0;
     if (t->ops->certified) t->ops->certified(t, certified, calls);
+}
+
+int strux_task_lp_stats(const strux_task *t, strux_lp_stats *oracle, strux_lp_stats *predict)
+{
+    *oracle = *predict = (strux_lp_stats){0};
+    return t->ops->lp_stats ? t->ops->lp_stats(t, oracle, predict) : 0;
 }
 
 void strux_candidates_free(strux_candidates *c)

@@ -78,6 +78,8 @@ struct strux_task_ops {
     strux_status (*set_trees)(strux_task *t, const strux_tree_set *ts);
     /* optional: certified answers and inference calls so far (strux_task_certified) */
     void (*certified)(const strux_task *t, int64_t *certified, int64_t *calls);
+    /* optional: the LP counters of strux_task_lp_stats (returns 0 when there are none) */
+    int (*lp_stats)(const strux_task *t, strux_lp_stats *oracle, strux_lp_stats *predict);
     void (*destroy)(strux_task *t);
     /* optional: strux_task_sync_size/local/apply and strux_task_export */
     int64_t (*sync_size)(const strux_task *t);
@@ -97,13 +99,15 @@ struct strux_task {
     unsigned caps;          /* STRUX_CAP_* of its registry row */
 };
 
-/* Registry row: a name, its constructor (fills ops and data), its capability flags (STRUX_CAP_*)
- * and the keys of [task] only this task reads (NULL-terminated). */
+/* Registry row: a name, its constructor (fills ops and data), its capability flags (STRUX_CAP_*),
+ * the keys of [task] only this task reads (NULL-terminated) and, optionally, the surrogate flags
+ * some of its options need (strux_task_needs; NULL: none). */
 typedef struct strux_task_entry {
     const char *name;
     strux_status (*create)(const strux_task_options *opt, strux_task *t);
     unsigned caps;
     const char *const *keys;
+    unsigned (*needs)(const strux_task_options *opt, const char **why);
 } strux_task_entry;
 
 extern const strux_task_entry strux_task_registry[];
@@ -114,6 +118,7 @@ strux_status strux_task_create_chain(const strux_task_options *opt, strux_task *
 strux_status strux_task_create_pairwise(const strux_task_options *opt, strux_task *t);
 strux_status strux_task_create_rta(const strux_task_options *opt, strux_task *t);
 strux_status strux_task_create_hierarchy(const strux_task_options *opt, strux_task *t);
+unsigned strux_task_hierarchy_needs(const strux_task_options *opt, const char **why);
 strux_status strux_task_create_binary(const strux_task_options *opt, strux_task *t);
 /* hierarchy: the SSVM α state is public (strux/hierarchy.h, strux_task_hierarchy_*). */
 /* rta: ensemble argmax answers certified exact, and argmax calls (oracle and predict) since

@@ -4,7 +4,10 @@
  * against every label of 𝒴_m, enumerated as node sets that satisfy (6.22) (value, validity, and
  * with integer scores the A19 tie rule: no optimal label is a proper subset of the answer); the
  * DAG programme with and without the exact IP and the pruning (IP value = brute force ≤ LP
- * value, pruned LP ≤ full LP, integral LP answers exact, fractional LPs met); a hand-made tree;
+ * value, pruned LP ≤ full LP, integral LP answers exact, fractional LPs met), started at the
+ * incumbent or at GLPK's standard basis, the answer of a call independent of earlier calls; the
+ * size cap (a valid label no better than the optimum and no worse than the incumbent, within the
+ * cap, exact when the cap does not bite); a hand-made tree;
  * the shared funcat tree (top-down sums = Ā sums, DP = IP = pruned IP);
  * no allocation in any oracle call; allocation failures in create without leaks. */
 #include "test_common.h"
@@ -216,7 +219,7 @@ static void test_dag(void **state)
     (void)state;
     strux_rng rng;
     strux_rng_init(&rng, 14, 57, 0);
-    int n_frac = 0, n_ilp = 0, n_pruned = 0, n_single = 0, n_dag = 0;
+    int n_frac = 0, n_ilp = 0, n_pruned = 0, n_single = 0, n_dag = 0, n_enum = 0, n_plp = 0;
     for (int t = 0; t < 400; t++) {
         int integer = t % 3 == 2;
         strux_hierarchy *h = random_hierarchy(&rng, t % 4 != 0);
@@ -224,6 +227,7 @@ static void test_dag(void **state)
         strux_hier_infer *w = NULL;
         assert_strux_ok(strux_hier_infer_create(h, 1, &w));
         strux_hier_infer_set_fresh_start(w, t % 5 == 0);
+        strux_hier_infer_set_enum_max(w, t % 2 ? 1 : 3); /* pruned LPs, and enumerations */
         int32_t M = h->n_nodes;
         double s[MAXM], a[MAXM], r[MAXM], z[MAXM], value;
         for (int rep = 0; rep < 3; rep++) { /* warm starts over changing objectives */
@@ -247,6 +251,8 @@ static void test_dag(void **state)
                     assert_true(info.n_candidates >= 1 && info.n_candidates <= h->n_leaves);
                     n_pruned += info.n_candidates < h->n_leaves;
                     n_single += info.n_candidates == 1;
+                    n_enum += info.n_candidates > 1 && !info.used_lp;
+                    n_plp += info.used_lp;
                 } else {
                     assert_int_equal(info.n_candidates, h->n_leaves);
                 }
@@ -280,6 +286,105 @@ static void test_dag(void **state)
     assert_true(n_ilp > 0);
     assert_true(n_pruned > 0);
     assert_true(n_single > 0);
+    print_message("# pruned: %d enumerated, %d by LP\n", n_enum, n_plp);
+    assert_true(n_enum > 50 && n_plp > 50);
+}
+
+/* A call's answer depends on its scores only: the same scores after other calls give the same z
+ * bit for bit, from the incumbent (warm) and from the standard basis (fresh). */
+static void test_history_free(void **state)
+{
+    (void)state;
+    strux_rng rng;
+    strux_rng_init(&rng, 14, 61, 0);
+    int n_lp = 0;
+    for (int t = 0; t < 200; t++) {
+        strux_hierarchy *h = random_hierarchy(&rng, 1);
+        strux_hier_infer *w = NULL;
+        assert_strux_ok(strux_hier_infer_create(h, 1, &w));
+        strux_hier_infer_set_fresh_start(w, t % 2);
+        int32_t M = h->n_nodes;
+        double s[MAXM], a[MAXM], s2[MAXM], z[MAXM], z2[MAXM], v, v2;
+        random_scores(&rng, M, t % 3 == 0, s);
+        random_scores(&rng, M, 0, a);
+        int flags = (int)strux_rng_below(&rng, 4);
+        strux_hier_dag_info info;
+        assert_strux_ok(strux_hier_infer_dag(w, s, a, flags, z, &v, &info));
+        n_lp += info.used_lp;
+        for (int rep = 0; rep < 3; rep++) {
+            random_scores(&rng, M, 0, s2);
+            assert_strux_ok(
+                strux_hier_infer_dag(w, s2, a, (int)strux_rng_below(&rng, 4), z2, &v2, NULL));
+        }
+        assert_strux_ok(strux_hier_infer_dag(w, s, a, flags, z2, &v2, NULL));
+        assert_memory_equal(z, z2, (size_t)M * sizeof *z);
+        assert_true(v == v2);
+        strux_hier_infer_destroy(&w);
+        strux_hierarchy_destroy(&h);
+    }
+    assert_true(n_lp > 100);
+}
+
+/* task.lp_max_nodes: a pruned LP over the cap keeps l* and the candidates of largest bound that
+ * fit; the answer is a label of 𝒴_m within the cap, its value between Ā(l*)'s and the optimum;
+ * where the cap does not bite the answer is exact. */
+static void test_cap(void **state)
+{
+    (void)state;
+    strux_rng rng;
+    strux_rng_init(&rng, 14, 63, 0);
+    int n_capped = 0, n_below = 0, n_free = 0;
+    for (int t = 0; t < 300; t++) {
+        strux_hierarchy *h = random_hierarchy(&rng, t % 4 != 0);
+        int32_t M = h->n_nodes;
+        strux_hier_infer *w = NULL;
+        assert_strux_ok(strux_hier_infer_create(h, 1, &w));
+        strux_hier_infer_set_enum_max(w, 1); /* an LP for every |C| > 1: the cap applies */
+        double s[MAXM], a[MAXM], r[MAXM], z[MAXM], value, S[MAXM];
+        random_scores(&rng, M, 0, s);
+        random_scores(&rng, M, 0, a);
+        for (int32_t k = 0; k < M; k++)
+            r[k] = s[k] + a[k];
+        int n_labels;
+        double best = brute_multi(h, r, &n_labels);
+        strux_hier_infer_leaf_scores(w, s, a, S);
+        double vstar = S[0];
+        for (int32_t i = 1; i < h->n_leaves; i++)
+            vstar = fmax(vstar, S[i]);
+        strux_hier_dag_info full;
+        assert_strux_ok(
+            strux_hier_infer_dag(w, s, a, STRUX_HIER_EXACT | STRUX_HIER_PRUNE, z, &value, &full));
+        int64_t cap = 1 + (int64_t)strux_rng_below(&rng, (uint64_t)M + 1);
+        strux_hier_infer_set_max_nodes(w, cap);
+        strux_hier_dag_info info;
+        assert_strux_ok(
+            strux_hier_infer_dag(w, s, a, STRUX_HIER_EXACT | STRUX_HIER_PRUNE, z, &value, &info));
+        unsigned set = z_to_set(M, z);
+        assert_true(is_label(h, set));
+        assert_close(set_value(M, r, set), value, 1e-12);
+        assert_true(value <= best + 1e-9 * (1 + fabs(best)));
+        assert_true(value >= vstar - 1e-9 * (1 + fabs(vstar)));
+        assert_int_equal(info.capped, full.used_lp && full.n_cols > cap);
+        if (info.capped) {
+            n_capped++;
+            assert_true(info.n_candidates <= full.n_candidates);
+            n_below += value < best - 1e-9 * (1 + fabs(best));
+        } else {
+            n_free++;
+            assert_true(fabs(value - best) <= 1e-9 * (1 + fabs(best)));
+        }
+        /* the cap holds, except that Ā(l*) alone is always kept */
+        if (info.used_lp) assert_true(info.n_cols <= cap);
+        /* without the pruning the cap does not apply */
+        assert_strux_ok(strux_hier_infer_dag(w, s, a, STRUX_HIER_EXACT, z, &value, &info));
+        assert_false(info.capped);
+        assert_true(fabs(value - best) <= 1e-9 * (1 + fabs(best)));
+        strux_hier_infer_destroy(&w);
+        strux_hierarchy_destroy(&h);
+    }
+    print_message("# cap: %d capped (%d below the optimum), %d within it\n", n_capped, n_below,
+                  n_free);
+    assert_true(n_capped > 20 && n_below > 0 && n_free > 20);
 }
 
 /* By hand: 0 → {1, 2}, 1 → {3, 4}, 2 → {5}. All-zero scores: the DP keeps no child with g > 0,
@@ -412,9 +517,10 @@ static void test_allocations(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_single),      cmocka_unit_test(test_tree_dp),
-        cmocka_unit_test(test_dag),         cmocka_unit_test(test_by_hand),
-        cmocka_unit_test(test_allocations), cmocka_unit_test(test_funcat),
+        cmocka_unit_test(test_single),       cmocka_unit_test(test_tree_dp),
+        cmocka_unit_test(test_dag),          cmocka_unit_test(test_by_hand),
+        cmocka_unit_test(test_allocations),  cmocka_unit_test(test_funcat),
+        cmocka_unit_test(test_history_free), cmocka_unit_test(test_cap),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -2,7 +2,8 @@
  * vertex, an infeasible and an unbounded LP, a row toggled between FREE and active (with warm
  * starts), changed row coefficients, objective-only updates that need no pivots, fresh starts,
  * the argument checks that keep GLPK from aborting, and the integer solve (fractional LP vertex,
- * integral one, no integer point, infeasible relaxation). */
+ * integral one, no integer point, infeasible relaxation); a problem rebuilt after strux_lp_reset
+ * and solved from a start at a given vertex (strux_lp_start_at), feasible or not. */
 #include "test_common.h"
 
 #include "strux/lp.h"
@@ -133,6 +134,56 @@ static void test_warm_start(void **state)
     strux_lp_destroy(&lp);
 }
 
+/* max x + y  s.t.  x − y ≤ 0.5,  0 ≤ x, y ≤ 1  → (1, 1), value 2, the row inactive */
+static void build_box(strux_lp *lp)
+{
+    const int32_t xy[2] = {0, 1};
+    const double a[2] = {1, -1}, ones[2] = {1, 1};
+    assert_strux_ok(strux_lp_set_col_bounds(lp, 0, STRUX_LP_DOUBLE, 0, 1));
+    assert_strux_ok(strux_lp_set_col_bounds(lp, 1, STRUX_LP_DOUBLE, 0, 1));
+    assert_strux_ok(strux_lp_add_row(lp, 2, xy, a, STRUX_LP_UPPER, 0, 0.5, NULL));
+    strux_lp_set_objective(lp, ones, 0);
+}
+
+static void test_reset_and_start_at(void **state)
+{
+    (void)state;
+    strux_lp *lp = wyndor(); /* 2 columns at most */
+    expect_optimum(lp, 36, 2, 6);
+    assert_strux_ok(strux_lp_reset(lp, 2));
+    assert_int_equal(strux_lp_n_rows(lp), 0);
+    build_box(lp);
+    expect_optimum(lp, 2, 1, 1); /* the standard basis */
+    /* a start at the optimal vertex: no pivot */
+    assert_strux_ok(strux_lp_reset(lp, 2));
+    build_box(lp);
+    const double at[2] = {1, 1};
+    strux_lp_start_at(lp, at);
+    int64_t it = strux_lp_iterations(lp);
+    expect_optimum(lp, 2, 1, 1);
+    assert_int_equal(strux_lp_iterations(lp), it);
+    /* from the feasible (0, 1) and the infeasible (1, 0) (x − y = 1 > 0.5) as well */
+    const double starts[2][2] = {{0, 1}, {1, 0}};
+    for (int k = 0; k < 2; k++) {
+        assert_strux_ok(strux_lp_reset(lp, 2));
+        build_box(lp);
+        strux_lp_start_at(lp, starts[k]);
+        expect_optimum(lp, 2, 1, 1);
+    }
+    /* one column: max x, x ≤ 1 */
+    assert_strux_ok(strux_lp_reset(lp, 1));
+    assert_int_equal(strux_lp_n_cols(lp), 1);
+    assert_strux_ok(strux_lp_set_col_bounds(lp, 0, STRUX_LP_DOUBLE, 0, 1));
+    const double one[1] = {1};
+    strux_lp_set_objective(lp, one, 0);
+    strux_lp_result res;
+    double v;
+    assert_strux_ok(strux_lp_solve(lp, &res, &v));
+    assert_close(v, 1, 1e-12);
+    assert_strux_fails(strux_lp_reset(lp, 3), STRUX_ERR_INTERNAL, "outside [1, 2]");
+    strux_lp_destroy(&lp);
+}
+
 static void test_argument_checks(void **state)
 {
     (void)state;
@@ -203,9 +254,10 @@ static void test_integer(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_known_vertex),    cmocka_unit_test(test_infeasible_and_unbounded),
-        cmocka_unit_test(test_toggled_row),     cmocka_unit_test(test_warm_start),
-        cmocka_unit_test(test_argument_checks), cmocka_unit_test(test_integer),
+        cmocka_unit_test(test_known_vertex),       cmocka_unit_test(test_infeasible_and_unbounded),
+        cmocka_unit_test(test_toggled_row),        cmocka_unit_test(test_warm_start),
+        cmocka_unit_test(test_argument_checks),    cmocka_unit_test(test_integer),
+        cmocka_unit_test(test_reset_and_start_at),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

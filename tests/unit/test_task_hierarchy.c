@@ -11,6 +11,10 @@
  *     node Hamming, ssvm with a frozen (random) α is nhsvm with that α and ssvm's loss (same node
  *     scores, oracle answers and features to 1e-12);
  *   - the export: rows √α_n·W_n scored with c ≡ 1 give the same node scores;
+ *   - task.margin = normalized (6.13) on ≥ 200 random trees and DAGs, single-label, flat, hsvm
+ *     and nhsvm: the oracle's (m, g) against enumeration with Δ̃ recomputed from α (m = (f(y) −
+ *     f(y_i))/Δ̃, g = 1; labels with Δ̃ = 0 are y_i), its loss and max_loss, and add_delta = (φ(y)
+ *     − φ(y_i))/Δ̃; ssvm, other losses and multi-label data refused;
  *   - metrics on a hand-made tree; bad input (no hierarchy, label not a node, ssvm on a DAG). */
 #include "test_common.h"
 
@@ -181,6 +185,128 @@ static void test_oracles_match_brute_force(void **state)
         for (int b = 0; b < 2; b++)
             assert_true(n_trial[a][b] >= 50);
     print_message("# %d fractional LP answers checked as upper bounds\n", frac);
+}
+
+/* (m, g) of label y under (6.13), from α alone: Δ̃² = Σ_n α_n |y_n − t_n|, m = (f(y) −
+ * f(y_i))/Δ̃ and g = 1, or (0, 0) when Δ̃² ≤ 1e-12 (y is y_i in feature space). Returns Δ̃. */
+static double normalized_point(const hcase *c, const double *alpha, int32_t M, const strux_label *y,
+                               double *m, double *g)
+{
+    double e = 0;
+    for (int32_t n = 0; n < M; n++)
+        e += alpha[n] * fabs((double)y->y[n] - c->truth.y[n]);
+    *m = *g = 0;
+    if (e <= 1e-12) return 0;
+    *m =
+        (strux_task_score(c->t, &c->pot, y) - strux_task_score(c->t, &c->pot, &c->truth)) / sqrt(e);
+    *g = 1;
+    return sqrt(e);
+}
+
+static void check_normalized(const strux_task_options *o, const strux_dataset *ds, strux_rng *r)
+{
+    hcase c;
+    hcase_open(&c, o, ds, strux_rng_below(r, 1000000));
+    const strux_hierarchy *h;
+    const double *alpha;
+    assert_strux_ok(strux_task_hierarchy_state(c.t, &h, &alpha));
+    int32_t M = h->n_nodes;
+    strux_model *ga, *gb;
+    assert_strux_ok(strux_model_create_like(c.m, &ga));
+    assert_strux_ok(strux_model_create_like(c.m, &gb));
+    int64_t nw = strux_model_n_w(c.m);
+    for (int64_t i = 0; i < ds->n_local; i++) {
+        assert_strux_ok(strux_task_potentials(c.t, c.m, ds, i, &c.pot));
+        assert_strux_ok(strux_task_truth(c.t, ds, i, &c.truth));
+        strux_query qs[4] = {strux_query_dir(1, 1), strux_query_dir(1, 0), strux_query_dir(0, 1),
+                             strux_query_dir(strux_rng_uniform(r) * 3, strux_rng_uniform(r) * 3)};
+        double max_g = 0;
+        for (int k = 0; k < 4; k++) {
+            double want = -INFINITY, m, g;
+            int64_t n_lab = strux_task_label_count(c.t, &c.pot);
+            for (int64_t j = 0; j < n_lab; j++) {
+                assert_strux_ok(strux_task_label_at(c.t, &c.pot, j, &c.best));
+                normalized_point(&c, alpha, M, &c.best, &m, &g);
+                want = fmax(want, qs[k].a * m + qs[k].b * g);
+                max_g = fmax(max_g, g);
+            }
+            strux_answer a;
+            assert_strux_ok(strux_task_oracle(c.t, &c.pot, &c.truth, &qs[k], &c.y, &a));
+            assert_close(qs[k].a * a.m + qs[k].b * a.g, want, 1e-9);
+            double delta = normalized_point(&c, alpha, M, &c.y, &m, &g);
+            assert_close(a.m, m, 1e-9);
+            assert_true(a.g == g);
+            assert_true(strux_task_loss(c.t, &c.y, &c.truth) == g);
+            /* add_delta = (φ(y) − φ(y_i))/Δ̃, nothing when y is y_i in feature space */
+            strux_model_zero(ga);
+            strux_model_zero(gb);
+            assert_strux_ok(strux_task_add_delta(c.t, ds, i, &c.y, &c.truth, 0.5, ga));
+            if (delta > 0) {
+                assert_strux_ok(strux_task_add_feature(c.t, ds, i, &c.y, 0.5 / delta, gb));
+                assert_strux_ok(strux_task_add_feature(c.t, ds, i, &c.truth, -0.5 / delta, gb));
+            }
+            double *fa = test_model_flat(ga), *fb = test_model_flat(gb);
+            for (int64_t q = 0; q < nw; q++)
+                assert_close(fa[q], fb[q], 1e-12);
+            free(fa);
+            free(fb);
+        }
+        assert_true(strux_task_max_loss(c.t, &c.truth) == max_g);
+        assert_true(strux_task_loss(c.t, &c.truth, &c.truth) == 0);
+    }
+    strux_model_destroy(&ga);
+    strux_model_destroy(&gb);
+    hcase_close(&c);
+}
+
+static void test_normalized_margin(void **state)
+{
+    (void)state;
+    char path[512];
+    snprintf(path, sizeof path, "%s/norm.hier", test_tmpdir());
+    strux_rng r;
+    strux_rng_init(&r, 17, 0, 0);
+    int n_trial[2] = {0};
+    const char *models[] = {"flat", "hsvm", "nhsvm"};
+    for (int trial = 0; trial < 240; trial++) {
+        int dag = trial % 2;
+        int n = write_random_hierarchy(path, &r, dag);
+        strux_dataset *ds = synth_rows(path, 4, 5, n, 1, 3000 + (uint64_t)trial);
+        for (int mo = 0; mo < 3; mo++) {
+            strux_task_options o = hopt(path, models[mo], "single", "auto", 1);
+            snprintf(o.margin, sizeof o.margin, "normalized");
+            if (mo == 2 && trial % 3 == 1) snprintf(o.alpha, sizeof o.alpha, "maxmin");
+            check_normalized(&o, ds, &r);
+        }
+        n_trial[dag]++;
+        strux_dataset_destroy(&ds);
+    }
+    assert_true(n_trial[0] >= 100 && n_trial[1] >= 100);
+    /* refused: ssvm, another loss (at create), multi-label training data (at check) */
+    strux_task *t;
+    strux_task_options o = hopt(path, "ssvm", "single", "auto", 1);
+    snprintf(o.margin, sizeof o.margin, "normalized");
+    assert_strux_fails(strux_task_create(&o, &t), STRUX_ERR_CONFIG, "task.model = ssvm");
+    o = hopt(path, "nhsvm", "single", "zero_one", 1);
+    snprintf(o.margin, sizeof o.margin, "normalized");
+    assert_strux_fails(strux_task_create(&o, &t), STRUX_ERR_CONFIG, "task.loss = zero_one");
+    FILE *f = fopen(path, "w");
+    fprintf(f, "0 1\n0 2\n1 3\n1 4\n");
+    fclose(f);
+    strux_dataset *ds = synth_rows(path, 6, 3, 5, 2, 9);
+    o = hopt(path, "nhsvm", "auto", "auto", 1);
+    snprintf(o.margin, sizeof o.margin, "normalized");
+    assert_strux_ok(strux_task_create(&o, &t));
+    assert_strux_fails(strux_task_check(t, ds), STRUX_ERR_CONFIG, "needs single-label data");
+    strux_task_destroy(&t);
+    strux_dataset_destroy(&ds);
+    unsigned needs;
+    const char *why;
+    assert_strux_ok(strux_task_needs(&o, &needs, &why));
+    assert_int_equal(needs, STRUX_CAP_ONE_CALL);
+    snprintf(o.margin, sizeof o.margin, "plain");
+    assert_strux_ok(strux_task_needs(&o, &needs, &why));
+    assert_int_equal(needs, 0);
 }
 
 /* Node scores, oracle answers and features of two tasks on the same weights agree. */
@@ -391,6 +517,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_oracles_match_brute_force),
         cmocka_unit_test(test_reductions),
+        cmocka_unit_test(test_normalized_margin),
         cmocka_unit_test(test_export),
         cmocka_unit_test(test_metrics),
         cmocka_unit_test(test_bad_input),
