@@ -3,12 +3,14 @@
  * fixed while the values change (the DAG α update of tasks/hier_alpha_dag.c). The up-looking
  * method of Davis, "Direct Methods for Sparse Linear Systems" (SIAM 2006, CSparse cs_etree,
  * cs_ereach, cs_chol): the elimination tree and the column counts of L once (analyse), then row k
- * of L by a sparse triangular solve along the tree (factor). No fill-reducing ordering: the caller
- * orders the unknowns (the α update eliminates the deepest nodes first, which fills nothing on a
- * tree). Sums are double; nothing is allocated after analyse. */
+ * of L by a sparse triangular solve along the tree (factor); and a minimum degree ordering for
+ * the caller to permute with (order). No supernodes, no approximate degrees (AMD): the patterns
+ * here have tens of thousands of unknowns and little fill once ordered. Sums are double; nothing
+ * is allocated after analyse. */
 #include "strux/linalg.h"
 
 #include <math.h>
+#include <string.h>
 
 struct strux_spchol {
     int32_t n;
@@ -176,4 +178,143 @@ void strux_spchol_solve(const strux_spchol *c, double *x)
 int64_t strux_spchol_nnz(const strux_spchol *c)
 {
     return c->Lp[c->n];
+}
+
+/* ---- minimum degree ordering ----
+ * The elimination graph held explicitly (no quotient graph): each node's neighbours as a sorted
+ * array; eliminating v joins its neighbours into a clique and drops v. Nodes wait in buckets by
+ * degree; the next eliminated is the first of the lowest bucket (ties: the latest to enter it,
+ * deterministic). The work is about the fill it creates, which is what it keeps small: on the
+ * α update's pattern of a 50,312-node DAG with 5% random extra parents, deepest-first order
+ * fills L to 7× the pattern (1e9 flops per factorisation). */
+
+typedef struct mindeg {
+    int32_t n;
+    int32_t **adj;   /* [n] neighbours, ascending */
+    int32_t *deg;    /* [n] */
+    int32_t *cap;    /* [n] room of adj */
+    int32_t *head;   /* [n] first node of each degree bucket, −1 */
+    int32_t *next, *prev; /* bucket links */
+    unsigned char *gone;
+    int32_t *merge;  /* scratch for a union */
+} mindeg;
+
+static void bucket_remove(mindeg *g, int32_t v)
+{
+    if (g->prev[v] >= 0) g->next[g->prev[v]] = g->next[v];
+    else g->head[g->deg[v]] = g->next[v];
+    if (g->next[v] >= 0) g->prev[g->next[v]] = g->prev[v];
+}
+
+static void bucket_insert(mindeg *g, int32_t v)
+{
+    int32_t d = g->deg[v];
+    g->prev[v] = -1;
+    g->next[v] = g->head[d];
+    if (g->head[d] >= 0) g->prev[g->head[d]] = v;
+    g->head[d] = v;
+}
+
+/* adj[u] ← (adj[u] ∪ clique) \ {u, v}: both sorted. */
+static strux_status join(mindeg *g, int32_t u, int32_t v, const int32_t *clique, int32_t nc)
+{
+    const int32_t *a = g->adj[u];
+    int32_t na = g->deg[u], i = 0, j = 0, m = 0;
+    while (i < na || j < nc) {
+        int32_t w;
+        if (j >= nc || (i < na && a[i] < clique[j])) w = a[i++];
+        else if (i >= na || clique[j] < a[i]) w = clique[j++];
+        else {
+            w = a[i++];
+            j++;
+        }
+        if (w != u && w != v) g->merge[m++] = w;
+    }
+    if (m > g->cap[u]) {
+        int32_t c = m + m / 2 + 4;
+        STRUX_TRY(strux_realloc_array(&g->adj[u], (size_t)c, sizeof *g->adj[u]));
+        g->cap[u] = c;
+    }
+    memcpy(g->adj[u], g->merge, (size_t)m * sizeof *g->merge);
+    g->deg[u] = m;
+    return STRUX_OK;
+}
+
+static void mindeg_free(mindeg *g)
+{
+    if (g->adj)
+        for (int32_t v = 0; v < g->n; v++)
+            strux_free(&g->adj[v]);
+    strux_free(&g->adj);
+    strux_free(&g->deg);
+    strux_free(&g->cap);
+    strux_free(&g->head);
+    strux_free(&g->next);
+    strux_free(&g->prev);
+    strux_free(&g->gone);
+    strux_free(&g->merge);
+}
+
+static strux_status mindeg_build(mindeg *g, int32_t n, const int64_t *Ap, const int32_t *Ai)
+{
+    size_t m = (size_t)n + 1;
+    g->n = n;
+    STRUX_TRY(strux_alloc_array(&g->adj, m, sizeof *g->adj));
+    int32_t **arr[] = {&g->deg, &g->cap, &g->head, &g->next, &g->prev, &g->merge};
+    for (size_t k = 0; k < sizeof arr / sizeof *arr; k++)
+        STRUX_TRY(strux_alloc_array(arr[k], m, sizeof(int32_t)));
+    STRUX_TRY(strux_alloc_array(&g->gone, m, 1));
+    for (int32_t j = 0; j < n; j++) /* degrees of the symmetric pattern */
+        for (int64_t p = Ap[j]; p < Ap[j + 1]; p++)
+            if (Ai[p] != j) {
+                g->cap[j]++;
+                g->cap[Ai[p]]++;
+            }
+    for (int32_t v = 0; v < n; v++) {
+        g->cap[v] += 4;
+        STRUX_TRY(strux_alloc_array(&g->adj[v], (size_t)g->cap[v], sizeof *g->adj[v]));
+        g->head[v] = -1;
+    }
+    for (int32_t j = 0; j < n; j++) /* rows ascend in each column: both lists come out sorted */
+        for (int64_t p = Ap[j]; p < Ap[j + 1]; p++) {
+            int32_t i = Ai[p];
+            if (i == j) continue;
+            g->adj[j][g->deg[j]++] = i;
+        }
+    for (int32_t j = 0; j < n; j++)
+        for (int64_t p = Ap[j]; p < Ap[j + 1]; p++) {
+            int32_t i = Ai[p];
+            if (i != j) g->adj[i][g->deg[i]++] = j; /* j ascends over the outer loop */
+        }
+    for (int32_t v = n - 1; v >= 0; v--)
+        bucket_insert(g, v);
+    return STRUX_OK;
+}
+
+strux_status strux_spchol_order(int32_t n, const int64_t *Ap, const int32_t *Ai, int32_t *order)
+{
+    mindeg g = {0};
+    strux_status st = mindeg_build(&g, n, Ap, Ai);
+    int32_t low = 0;
+    for (int32_t k = 0; k < n && st == STRUX_OK; k++) {
+        while (g.head[low] < 0)
+            low++;
+        int32_t v = g.head[low];
+        bucket_remove(&g, v);
+        g.gone[v] = 1;
+        order[k] = v;
+        const int32_t *clique = g.adj[v];
+        int32_t nc = g.deg[v];
+        for (int32_t a = 0; a < nc && st == STRUX_OK; a++) {
+            int32_t u = clique[a];
+            bucket_remove(&g, u);
+            st = join(&g, u, v, clique, nc);
+            bucket_insert(&g, u);
+            if (g.deg[u] < low) low = g.deg[u];
+        }
+        strux_free(&g.adj[v]);
+        g.deg[v] = 0;
+    }
+    mindeg_free(&g);
+    return st;
 }
