@@ -34,6 +34,7 @@ typedef struct strux_output_options {
     char progress[STRUX_OPT_STR]; /* auto | always | never: the live bar on rank 0's stderr */
     char checkpoint[STRUX_OPT_STR]; /* checkpoint file ("" : output.model with .ckpt.h5) */
     int64_t checkpoint_every;       /* epochs between checkpoints (0: only on a signal) */
+    double checkpoint_minutes;      /* minutes between checkpoints (0: none timed) */
     char precision[STRUX_OPT_STR];  /* double | float: the type of /weights in output.model */
     char weights[STRUX_OPT_STR];    /* dense | csr: /weights or /weights_csr in output.model */
 } strux_output_options;
