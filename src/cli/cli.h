@@ -99,6 +99,12 @@ void strux_cli_print_scores_extra(const strux_comm *comm, const strux_scores *sc
 strux_read_options strux_cli_heldout_read_options(const strux_comm *comm,
                                                   const strux_run_options *o,
                                                   const strux_model *m, int32_t n_labels);
+/* Read a data file across the ranks of a job, each rank keeping its rows (data_read.c): plain
+ * LIBSVM text at more than one rank in byte ranges, anything else through strux_io_dataset_load;
+ * the same rows, partition and first error as a read of the whole file; data.normalize
+ * applied. Collective. */
+strux_status strux_cli_dataset_load(strux_comm *comm, const char *path,
+                                    const strux_read_options *opt, strux_dataset **out);
 /* Log the number of dropped feature entries (summed over ranks). Collective. */
 strux_status strux_cli_report_dropped(strux_comm *comm, const strux_dataset *ds);
 /* One warning (rank 0) for the features of ds whose column has a zero weight in every row of m

@@ -206,7 +206,7 @@ static strux_status load_training_data(train_run *r)
     if (kept > 0) ro.n_blocks = kept;
     double t0 = strux_time_now();
     strux_comm_set_phase(r->comm, "reading the training data");
-    STRUX_TRY(strux_comm_agree(r->comm, strux_io_dataset_load(r->opt.data.train, &ro, &r->train)));
+    STRUX_TRY(strux_cli_dataset_load(r->comm, r->opt.data.train, &ro, &r->train));
     if (r->opt.data.weights[0])
         STRUX_TRY(
             strux_comm_agree(r->comm, strux_dataset_read_weights(r->train, r->opt.data.weights)));
@@ -228,7 +228,7 @@ static strux_status load_test_data(train_run *r)
     if (!r->opt.data.test[0]) return STRUX_OK;
     strux_read_options ro =
         strux_cli_heldout_read_options(r->comm, &r->opt, r->model, r->train->n_labels);
-    STRUX_TRY(strux_comm_agree(r->comm, strux_io_dataset_load(r->opt.data.test, &ro, &r->test)));
+    STRUX_TRY(strux_cli_dataset_load(r->comm, r->opt.data.test, &ro, &r->test));
     STRUX_TRY(strux_cli_report_dropped(r->comm, r->test));
     return strux_comm_agree(r->comm, strux_task_check(r->task, r->test));
 }

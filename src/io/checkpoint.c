@@ -242,12 +242,19 @@ static strux_status read_part(hid_t g, const char *path, int64_t p, int64_t p0, 
     char on[48], en[48];
     snprintf(on, sizeof on, "offsets_%lld", (long long)p);
     snprintf(en, sizeof en, "examples_%lld", (long long)p);
-    int64_t len, bytes;
+    int64_t len, bytes, end;
+    STRUX_CHECK(h5_has(g, on) && h5_has(g, en), STRUX_ERR_INPUT,
+                "%s: no checkpoint/%s or checkpoint/%s (the state records of examples %lld..%lld)",
+                path, on, en, (long long)p0 + 1, (long long)(p0 + p_n));
     STRUX_TRY(h5_shape(g, on, 1, &len, path));
     STRUX_TRY(h5_shape(g, en, 1, &bytes, path));
     STRUX_CHECK(len == p_n + 1, STRUX_ERR_INPUT,
                 "%s: checkpoint/%s has %lld entries for a part of %lld examples", path, on,
                 (long long)len, (long long)p_n);
+    STRUX_TRY(h5_read(g, on, H5T_NATIVE_INT64, p_n, 1, &end, path));
+    STRUX_CHECK(end == bytes, STRUX_ERR_INPUT,
+                "%s: checkpoint/%s holds %lld bytes, but its records end at byte %lld", path, en,
+                (long long)bytes, (long long)end);
     STRUX_TRY(h5_read(g, on, H5T_NATIVE_INT64, lo - p0, hi - lo + 1, offsets, path));
     for (int64_t k = 0; k < hi - lo; k++)
         STRUX_CHECK(offsets[k] >= 0 && offsets[k] <= offsets[k + 1] && offsets[k + 1] <= bytes,
