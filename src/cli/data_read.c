@@ -110,6 +110,13 @@ static strux_status read_in_parts(strux_comm *comm, const char *path, const stru
     if (st == STRUX_OK)
         st = strux_comm_agree(comm, strux_libsvm_part_read(p, n_rows, nnz, nlab, off, max_feature,
                                                            max_label, out));
+    if (st == STRUX_OK)
+        strux_log_all(STRUX_LOG_INFO,
+                  "%s: rank %d scanned bytes %lld..%lld (%lld lines from line %lld) and keeps "
+                  "examples %lld..%lld",
+                  path, rank, (long long)lo, (long long)(hi < 0 ? file_bytes : hi),
+                  (long long)counts[rank], (long long)first_line, (long long)(*out)->first + 1,
+                  (long long)((*out)->first + (*out)->n_local));
     strux_free(&counts);
     strux_free(&nnz);
     strux_free(&nlab);
