@@ -129,6 +129,37 @@ strux_status strux_libsvm_part_read(strux_libsvm_part *p, int64_t n_rows, const 
                                     int32_t max_feature, int32_t max_label, strux_dataset **out);
 void strux_libsvm_part_destroy(strux_libsvm_part **p);
 
+/* The same file in bounded memory, for copying it elsewhere (strux convert): open validates
+ * every line in a first pass that keeps only the file's facts (the same checks and errors as
+ * strux_dataset_read_libsvm, with opt->n_ranks = 1), calling progress(ctx, byte, file bytes)
+ * every 1,024 lines (may be NULL; gzip: the decompressed byte against the compressed size);
+ * next then hands out the examples in order, up to max_rows at a time and no more once max_nnz
+ * non-zeros are in, in a chunk whose arrays it grows as needed (n_rows = 0 at the end). Memory: one chunk and one line, whatever the file's
+ * size. Not Collective. */
+typedef struct strux_libsvm_facts {
+    int64_t n_rows;
+    int32_t dim, n_labels;
+    int64_t nnz, n_label_ids; /* non-zeros and label ids of the whole file */
+} strux_libsvm_facts;
+typedef struct strux_libsvm_chunk {
+    int64_t n_rows, nnz, n_label_ids;
+    int64_t *row_nnz;  /* [n_rows] non-zeros per example */
+    int32_t *row_nlab; /* [n_rows] label ids per example */
+    int32_t *col;      /* [nnz] 0-based feature columns, row after row */
+    float *val;        /* [nnz] */
+    int32_t *lab;      /* [n_label_ids] label ids, ascending per row */
+    int64_t rows_cap, nlab_cap, col_cap, val_cap, lab_cap;
+} strux_libsvm_chunk;
+typedef struct strux_libsvm_stream strux_libsvm_stream;
+typedef void (*strux_bytes_progress_fn)(void *ctx, int64_t done, int64_t total);
+strux_status strux_libsvm_stream_open(const char *path, const strux_read_options *opt,
+                                      strux_bytes_progress_fn progress, void *ctx,
+                                      strux_libsvm_stream **out, strux_libsvm_facts *facts);
+strux_status strux_libsvm_stream_next(strux_libsvm_stream *s, int64_t max_rows, int64_t max_nnz,
+                                      strux_libsvm_chunk *c);
+void strux_libsvm_stream_close(strux_libsvm_stream **s);
+void strux_libsvm_chunk_free(strux_libsvm_chunk *c);
+
 /* Read a LIBSVM/XMC multi-label text file (plain or gzip): `l1,l2 idx:val ...`, labels 0-based,
  * features 1-based ascending; an optional first line `N D L` (XMC header). Every rank parses the
  * whole file to validate it and balance the partition, and keeps only its own rows.

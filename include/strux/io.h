@@ -153,6 +153,21 @@ strux_status strux_io_checkpoint_read_examples(const char *path, int64_t first, 
 /* ---- HDF5 CSR dataset container ---- */
 /* Write ds (all rows must be local: a 1-rank read) atomically. Not Collective. */
 strux_status strux_io_dataset_save(const char *path, const strux_dataset *ds);
+/* The same container written piece by piece, on disk as it goes (strux convert of a file larger
+ * than memory): begin with the file's totals (rows, features, labels, non-zeros, label ids;
+ * refused at once, "disk full writing PATH (needs about N MB)", when the file system has less
+ * room than the uncompressed arrays), add examples in order (row_nnz and row_nlab per example,
+ * then their 0-based feature columns, values and label ids concatenated), end: the file appears
+ * at path atomically when st is STRUX_OK and every example was added, else nothing is left.
+ * Not Collective. */
+typedef struct strux_dataset_writer strux_dataset_writer;
+strux_status strux_io_dataset_writer_begin(const char *path, int64_t n_rows, int32_t dim,
+                                           int32_t n_labels, int64_t nnz, int64_t n_label_ids,
+                                           strux_dataset_writer **out);
+strux_status strux_io_dataset_writer_add(strux_dataset_writer *w, int64_t n_rows,
+                                         const int64_t *row_nnz, const int32_t *row_nlab,
+                                         const int32_t *col, const float *val, const int32_t *lab);
+strux_status strux_io_dataset_writer_end(strux_dataset_writer **w, strux_status st);
 /* Read this rank's rows (balanced by non-zeros like the text reader) with the same options and
  * checks as strux_dataset_read_libsvm. Not Collective. */
 strux_status strux_io_dataset_read(const char *path, const strux_read_options *opt,

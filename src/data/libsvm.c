@@ -20,6 +20,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define STREAM_PROGRESS_LINES 1024 /* a stream reports its progress every this many lines */
+
 /* Per-file facts gathered by pass 1. */
 typedef struct scan {
     int have_header;
@@ -33,6 +35,10 @@ typedef struct scan {
     int32_t *row_nlab; /* labels per example */
     int64_t *row_off;  /* byte offset of each example's line (reads in parts), or NULL */
     int64_t n_rows, cap_rows;
+    int totals_only;   /* stream: count rows, non-zeros and labels, keep nothing per row */
+    strux_bytes_progress_fn progress; /* stream: (ctx, bytes read, file bytes) now and then, or NULL */
+    void *progress_ctx;
+    int64_t nnz, n_label_ids; /* totals (totals_only) */
 } scan;
 
 /* Destination of one parsed line in pass 2. */
@@ -205,6 +211,12 @@ static strux_status parse_line(const strux_text_reader *r, char *s, const scan *
 
 static strux_status scan_push(scan *sc, int64_t nnz, int32_t nlab, int64_t off)
 {
+    if (sc->totals_only) {
+        sc->nnz += nnz;
+        sc->n_label_ids += nlab;
+        sc->n_rows++;
+        return STRUX_OK;
+    }
     if (sc->n_rows == sc->cap_rows) {
         int64_t cap = sc->cap_rows ? 2 * sc->cap_rows : 1024;
         STRUX_TRY(strux_realloc_array(&sc->row_nnz, (size_t)cap, sizeof *sc->row_nnz));
@@ -256,6 +268,9 @@ static strux_status scan_lines(strux_text_reader *r, const strux_read_options *o
             return st;
         }
         if (!header) STRUX_TRY(scan_push(sc, nnz, nlab, strux_text_reader_offset(r)));
+        if (sc->progress && strux_text_reader_line_no(r) % STREAM_PROGRESS_LINES == 0)
+            sc->progress(sc->progress_ctx, strux_text_reader_offset(r),
+                         strux_text_reader_file_bytes(r));
     }
     return STRUX_OK;
 }
@@ -533,4 +548,115 @@ done:
     strux_text_reader_close(&r);
     strux_free(&labels_tmp);
     return st;
+}
+
+/* ---- one pass at a time over the whole file, in bounded memory (strux convert) ---- */
+
+struct strux_libsvm_stream {
+    strux_text_reader *r;
+    strux_read_options opt;
+    scan sc;               /* the file's facts and totals, nothing per row */
+    int32_t *labels_tmp;
+    size_t tmp_cap;
+    int64_t row;           /* examples handed out by strux_libsvm_stream_next */
+};
+
+void strux_libsvm_stream_close(strux_libsvm_stream **out)
+{
+    strux_libsvm_stream *s = *out;
+    if (!s) return;
+    strux_text_reader_close(&s->r);
+    strux_free(&s->labels_tmp);
+    strux_free(out);
+}
+
+strux_status strux_libsvm_stream_open(const char *path, const strux_read_options *opt,
+                                      strux_bytes_progress_fn progress, void *ctx,
+                                      strux_libsvm_stream **out, strux_libsvm_facts *facts)
+{
+    strux_libsvm_stream *s = NULL;
+    *out = NULL;
+    STRUX_TRY(strux_alloc(&s, sizeof *s));
+    s->opt = *opt;
+    s->tmp_cap = 64;
+    scan_start(opt, &s->sc);
+    s->sc.totals_only = 1;
+    s->sc.progress = progress;
+    s->sc.progress_ctx = ctx;
+    int64_t fail_line;
+    strux_status st = strux_text_reader_open(path, &s->r);
+    if (st == STRUX_OK) st = strux_alloc_array(&s->labels_tmp, s->tmp_cap, sizeof *s->labels_tmp);
+    if (st == STRUX_OK)
+        st = scan_lines(s->r, opt, &s->sc, -1, 1, &s->labels_tmp, &s->tmp_cap, &fail_line);
+    if (st == STRUX_OK) st = scan_finish(path, opt, &s->sc);
+    if (st == STRUX_OK) st = strux_text_reader_rewind(s->r);
+    if (st != STRUX_OK) {
+        strux_libsvm_stream_close(&s);
+        return st;
+    }
+    *facts = (strux_libsvm_facts){.n_rows = s->sc.n_rows,
+                                  .dim = s->sc.dim,
+                                  .n_labels = s->sc.n_labels,
+                                  .nnz = s->sc.nnz,
+                                  .n_label_ids = s->sc.n_label_ids};
+    *out = s;
+    return STRUX_OK;
+}
+
+/* Room for `more` entries after n in a chunk array of *cap (doubling). */
+static strux_status chunk_reserve(void *pp, int64_t *cap, int64_t n, int64_t more, size_t size)
+{
+    if (n + more <= *cap) return STRUX_OK;
+    int64_t c = *cap ? *cap : 4096;
+    while (c < n + more)
+        c *= 2;
+    STRUX_TRY(strux_realloc_array(pp, (size_t)c, size));
+    *cap = c;
+    return STRUX_OK;
+}
+
+strux_status strux_libsvm_stream_next(strux_libsvm_stream *s, int64_t max_rows, int64_t max_nnz,
+                                      strux_libsvm_chunk *c)
+{
+    c->n_rows = c->nnz = c->n_label_ids = 0;
+    STRUX_TRY(chunk_reserve(&c->row_nnz, &c->rows_cap, 0, max_rows, sizeof *c->row_nnz));
+    STRUX_TRY(chunk_reserve(&c->row_nlab, &c->nlab_cap, 0, max_rows, sizeof *c->row_nlab));
+    char *line;
+    size_t len;
+    while (c->n_rows < max_rows && c->nnz < max_nnz && s->row < s->sc.n_rows) {
+        STRUX_TRY(strux_text_reader_next_line(s->r, &line, &len));
+        STRUX_CHECK(line, STRUX_ERR_INPUT, "%s: the file changed while it was read",
+                    strux_text_reader_path(s->r));
+        if (strux_text_reader_line_no(s->r) == 1 && s->sc.have_header) continue;
+        /* a line of len bytes holds at most len/2 + 1 features and labels */
+        int64_t most = (int64_t)len / 2 + 1;
+        STRUX_TRY(chunk_reserve(&c->col, &c->col_cap, c->nnz, most, sizeof *c->col));
+        STRUX_TRY(chunk_reserve(&c->val, &c->val_cap, c->nnz, most, sizeof *c->val));
+        STRUX_TRY(chunk_reserve(&c->lab, &c->lab_cap, c->n_label_ids, most, sizeof *c->lab));
+        sink snk = {c->col + c->nnz, c->val + c->nnz, c->lab + c->n_label_ids, 0};
+        int64_t nnz;
+        int32_t nlab, mf = 0, ml = -1;
+        STRUX_TRY(parse_line(s->r, line, &s->sc, &s->opt, &snk, &nnz, &nlab, &s->labels_tmp,
+                             &s->tmp_cap, &mf, &ml));
+        c->row_nnz[c->n_rows] = nnz;
+        c->row_nlab[c->n_rows] = nlab;
+        c->nnz += nnz;
+        c->n_label_ids += nlab;
+        c->n_rows++;
+        s->row++;
+        if (s->sc.progress && s->row % STREAM_PROGRESS_LINES == 0)
+            s->sc.progress(s->sc.progress_ctx, strux_text_reader_offset(s->r),
+                           strux_text_reader_file_bytes(s->r));
+    }
+    return STRUX_OK;
+}
+
+void strux_libsvm_chunk_free(strux_libsvm_chunk *c)
+{
+    strux_free(&c->row_nnz);
+    strux_free(&c->row_nlab);
+    strux_free(&c->col);
+    strux_free(&c->val);
+    strux_free(&c->lab);
+    *c = (strux_libsvm_chunk){0};
 }

@@ -1,14 +1,18 @@
 /* io/dataset_file.c - the HDF5 CSR dataset container written by `strux convert`: features as
  * /X/{indptr,indices,data} (int64, int32 0-based, float32) and label sets as /Y/{indptr,indices},
- * with attributes format = "strux-csr", n_rows, dim, n_labels. Each rank reads /X/indptr to balance
- * the partition by non-zeros exactly as the text reader does, then only its own rows' slices. */
+ * with attributes format = "strux-csr", n_rows, dim, n_labels; written whole from a dataset in
+ * memory, or piece by piece straight to disk (convert of a file larger than memory). Each rank
+ * reads /X/indptr to balance the partition by non-zeros exactly as the text reader does, then
+ * only its own rows' slices. */
 #include "h5.h"
 
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <errno.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <zlib.h>
 
 #define DATA_FORMAT "strux-csr"
@@ -56,6 +60,147 @@ strux_status strux_io_dataset_save(const char *path, const strux_dataset *ds)
     STRUX_CHECK(ds->n_local == ds->n_global && ds->bias_col < 0 && !ds->ex_ptr, STRUX_ERR_INTERNAL,
                 "convert needs every row, without bias, one row per example");
     return h5_create_atomic(path, write_dataset, ds);
+}
+
+/* ---- the container written piece by piece ---- */
+
+enum { W_XPTR, W_XIDX, W_XVAL, W_YPTR, W_YIDX, W_N };
+static const char *const writer_names[W_N] = {"X/indptr", "X/indices", "X/data", "Y/indptr",
+                                              "Y/indices"};
+
+struct strux_dataset_writer {
+    char path[4096], tmp[4200];
+    hid_t f;
+    hid_t d[W_N];
+    int64_t n_rows, nnz, n_label_ids; /* the totals announced */
+    int64_t row, at_x, at_y;          /* what has been added */
+    int64_t *ptr;                     /* scratch offsets of one piece */
+    int64_t ptr_cap;
+};
+
+/* Is there room for need bytes where path goes? (the parent directory's file system) */
+static strux_status check_room(const char *path, double need)
+{
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (slash)
+        slash[slash == dir] = '\0';
+    else
+        snprintf(dir, sizeof dir, ".");
+    struct statvfs vs;
+    if (statvfs(dir, &vs) != 0) return STRUX_OK; /* unknown: the writes will tell */
+    if ((double)vs.f_bavail * (double)vs.f_frsize >= need) return STRUX_OK;
+    return io_write_failed(path, ENOSPC, (size_t)need, "write");
+}
+
+strux_status strux_io_dataset_writer_begin(const char *path, int64_t n_rows, int32_t dim,
+                                           int32_t n_labels, int64_t nnz, int64_t n_label_ids,
+                                           strux_dataset_writer **out)
+{
+    *out = NULL;
+    /* the uncompressed arrays: two offset arrays, a column and a value per non-zero, label ids */
+    STRUX_TRY(check_room(path, 16.0 * ((double)n_rows + 1) + 8.0 * (double)nnz +
+                                   4.0 * (double)n_label_ids + (1 << 20)));
+    strux_dataset_writer *w;
+    STRUX_TRY(strux_alloc(&w, sizeof *w));
+    snprintf(w->path, sizeof w->path, "%s", path);
+    w->n_rows = n_rows;
+    w->nnz = nnz;
+    w->n_label_ids = n_label_ids;
+    for (int k = 0; k < W_N; k++)
+        w->d[k] = -1;
+    strux_status st = h5_create_disk(path, w->tmp, sizeof w->tmp, &w->f);
+    if (st != STRUX_OK) {
+        strux_free(&w);
+        return st;
+    }
+    *out = w;
+    hid_t types[W_N] = {H5T_NATIVE_INT64, H5T_NATIVE_INT32, H5T_NATIVE_FLOAT, H5T_NATIVE_INT64,
+                        H5T_NATIVE_INT32};
+    int64_t lens[W_N] = {n_rows + 1, nnz, nnz, n_rows + 1, n_label_ids};
+    st = h5_attr_str(w->f, "format", DATA_FORMAT, path);
+    if (st == STRUX_OK) st = h5_attr_i64(w->f, "n_rows", n_rows, path);
+    if (st == STRUX_OK) st = h5_attr_i64(w->f, "dim", dim, path);
+    if (st == STRUX_OK) st = h5_attr_i64(w->f, "n_labels", n_labels, path);
+    for (int g = 0; g < 2 && st == STRUX_OK; g++) {
+        hid_t gid = H5Gcreate2(w->f, g ? "Y" : "X", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+        if (gid < 0)
+            st = strux_error_set(STRUX_ERR_IO, __FILE__, __LINE__, __func__,
+                                 "%s: cannot create group '%s'", path, g ? "Y" : "X");
+        else
+            H5Gclose(gid);
+    }
+    for (int k = 0; k < W_N && st == STRUX_OK; k++)
+        st = h5_dataset_1d(w->f, writer_names[k], types[k], lens[k], &w->d[k], path);
+    const int64_t zero = 0;
+    if (st == STRUX_OK) st = h5_write_at(w->d[W_XPTR], H5T_NATIVE_INT64, 0, 1, &zero, path, "X/indptr");
+    if (st == STRUX_OK) st = h5_write_at(w->d[W_YPTR], H5T_NATIVE_INT64, 0, 1, &zero, path, "Y/indptr");
+    if (st != STRUX_OK) return strux_io_dataset_writer_end(out, st);
+    return STRUX_OK;
+}
+
+/* The offsets of a piece's rows after `at` into w->ptr, from per-row counts. */
+static strux_status piece_offsets(strux_dataset_writer *w, int64_t n, const int64_t *n64,
+                                  const int32_t *n32, int64_t at)
+{
+    if (n > w->ptr_cap) {
+        STRUX_TRY(strux_realloc_array(&w->ptr, (size_t)n, sizeof *w->ptr));
+        w->ptr_cap = n;
+    }
+    for (int64_t i = 0; i < n; i++) {
+        at += n64 ? n64[i] : n32[i];
+        w->ptr[i] = at;
+    }
+    return STRUX_OK;
+}
+
+strux_status strux_io_dataset_writer_add(strux_dataset_writer *w, int64_t n_rows,
+                                         const int64_t *row_nnz, const int32_t *row_nlab,
+                                         const int32_t *col, const float *val, const int32_t *lab)
+{
+    int64_t nnz = 0, nlab = 0;
+    for (int64_t i = 0; i < n_rows; i++) {
+        nnz += row_nnz[i];
+        nlab += row_nlab[i];
+    }
+    STRUX_CHECK(w->row + n_rows <= w->n_rows && w->at_x + nnz <= w->nnz &&
+                    w->at_y + nlab <= w->n_label_ids,
+                STRUX_ERR_INPUT, "%s: more examples than the first pass counted (the input file "
+                "changed while it was read)", w->path);
+    STRUX_TRY(piece_offsets(w, n_rows, row_nnz, NULL, w->at_x));
+    STRUX_TRY(h5_write_at(w->d[W_XPTR], H5T_NATIVE_INT64, w->row + 1, n_rows, w->ptr, w->path,
+                          "X/indptr"));
+    STRUX_TRY(h5_write_at(w->d[W_XIDX], H5T_NATIVE_INT32, w->at_x, nnz, col, w->path,
+                          "X/indices"));
+    STRUX_TRY(h5_write_at(w->d[W_XVAL], H5T_NATIVE_FLOAT, w->at_x, nnz, val, w->path, "X/data"));
+    STRUX_TRY(piece_offsets(w, n_rows, NULL, row_nlab, w->at_y));
+    STRUX_TRY(h5_write_at(w->d[W_YPTR], H5T_NATIVE_INT64, w->row + 1, n_rows, w->ptr, w->path,
+                          "Y/indptr"));
+    STRUX_TRY(h5_write_at(w->d[W_YIDX], H5T_NATIVE_INT32, w->at_y, nlab, lab, w->path,
+                          "Y/indices"));
+    w->row += n_rows;
+    w->at_x += nnz;
+    w->at_y += nlab;
+    return STRUX_OK;
+}
+
+strux_status strux_io_dataset_writer_end(strux_dataset_writer **wp, strux_status st)
+{
+    strux_dataset_writer *w = *wp;
+    if (!w) return st;
+    if (st == STRUX_OK &&
+        (w->row != w->n_rows || w->at_x != w->nnz || w->at_y != w->n_label_ids))
+        st = strux_error_set(STRUX_ERR_INPUT, __FILE__, __LINE__, __func__,
+                             "%s: %lld of %lld examples written (the input file changed while it "
+                             "was read)",
+                             w->path, (long long)w->row, (long long)w->n_rows);
+    for (int k = 0; k < W_N; k++)
+        if (w->d[k] >= 0) H5Dclose(w->d[k]);
+    st = h5_finish_disk(w->f, w->tmp, w->path, st);
+    strux_free(&w->ptr);
+    strux_free(wp);
+    return st;
 }
 
 /* Offsets must start at 0, never decrease, and end at the length of the index array. */

@@ -528,6 +528,55 @@ strux_status h5_write_rows(hid_t loc, const char *name, hid_t type, int64_t n_ro
     return rc < 0 ? H5FAIL(file, "write dataset", name) : STRUX_OK;
 }
 
+strux_status h5_create_disk(const char *path, char *tmp, size_t n, hid_t *f)
+{
+    strux_io_temp_name(path, tmp, n);
+    STRUX_TRY(strux_io_make_parent(path));
+    h5_quiet();
+    hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+    STRUX_CHECK(fapl >= 0, STRUX_ERR_IO, "%s: cannot create a file access list", path);
+    *f = H5Pset_libver_bounds(fapl, H5F_LIBVER_V18, H5F_LIBVER_LATEST) < 0
+             ? -1
+             : H5Fcreate(tmp, H5F_ACC_EXCL, H5P_DEFAULT, fapl);
+    H5Pclose(fapl);
+    STRUX_CHECK(*f >= 0, STRUX_ERR_IO, "%s: cannot create %s", path, tmp);
+    return STRUX_OK;
+}
+
+strux_status h5_finish_disk(hid_t f, const char *tmp, const char *path, strux_status st)
+{
+    if (H5Fclose(f) < 0 && st == STRUX_OK)
+        st = strux_error_set(STRUX_ERR_IO, __FILE__, __LINE__, __func__, "%s: close failed", path);
+    if (st == STRUX_OK) return strux_io_commit(tmp, path);
+    remove(tmp);
+    return st;
+}
+
+strux_status h5_dataset_1d(hid_t loc, const char *name, hid_t type, int64_t n, hid_t *d,
+                           const char *file)
+{
+    hsize_t dims = (hsize_t)n;
+    hid_t sp = H5Screate_simple(1, &dims, NULL), pl = create_props(1, &dims);
+    *d = H5Dcreate2(loc, name, type, sp, H5P_DEFAULT, pl, H5P_DEFAULT);
+    H5Pclose(pl);
+    H5Sclose(sp);
+    return *d < 0 ? H5FAIL(file, "create dataset", name) : STRUX_OK;
+}
+
+strux_status h5_write_at(hid_t d, hid_t type, int64_t offset, int64_t count, const void *data,
+                         const char *file, const char *name)
+{
+    if (count == 0) return STRUX_OK;
+    hid_t fs = H5Dget_space(d);
+    hsize_t off = (hsize_t)offset, cnt = (hsize_t)count;
+    herr_t rc = H5Sselect_hyperslab(fs, H5S_SELECT_SET, &off, NULL, &cnt, NULL);
+    hid_t ms = H5Screate_simple(1, &cnt, NULL);
+    if (rc >= 0) rc = H5Dwrite(d, type, ms, fs, H5P_DEFAULT, data);
+    H5Sclose(ms);
+    H5Sclose(fs);
+    return rc < 0 ? H5FAIL(file, "write dataset", name) : STRUX_OK;
+}
+
 strux_status h5_write(hid_t loc, const char *name, hid_t type, int rank, const hsize_t *dims,
                       const void *data, const char *file)
 {

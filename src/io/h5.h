@@ -23,6 +23,18 @@ strux_status h5_create_atomic(const char *path, h5_body_fn body, const void *ctx
  * finishing: a full disk is "disk full writing PATH (needs about N MB)"). */
 strux_status h5_create_temp(const char *path, char *tmp, size_t n, hid_t *f);
 strux_status h5_finish_temp(hid_t f, const char *tmp, const char *path, strux_status st);
+/* A file written on disk as it is filled, for what does not fit in memory (the dataset
+ * container of strux convert): created under path's temporary name (HDF5 1.8 format at least);
+ * finished by closing it and, when st is STRUX_OK, syncing and renaming it to path
+ * (strux_io_commit), else removing it. Returns st or the failure of finishing. */
+strux_status h5_create_disk(const char *path, char *tmp, size_t n, hid_t *f);
+strux_status h5_finish_disk(hid_t f, const char *tmp, const char *path, strux_status st);
+/* A 1-D dataset of n elements of type, chunked and compressed as h5_write does, to be filled by
+ * h5_write_at (elements [offset, offset + count)); the caller closes d. */
+strux_status h5_dataset_1d(hid_t loc, const char *name, hid_t type, int64_t n, hid_t *d,
+                           const char *file);
+strux_status h5_write_at(hid_t d, hid_t type, int64_t offset, int64_t count, const void *data,
+                         const char *file, const char *name);
 /* The model file's content (docs/model-format.md), shared by models and checkpoints. */
 strux_status h5_model_write(hid_t f, const char *path, const strux_model *m,
                             const strux_model_info *info);
