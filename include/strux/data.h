@@ -83,12 +83,82 @@ strux_status strux_text_reader_next_line(strux_text_reader *r, char **line, size
 strux_status strux_text_reader_rewind(strux_text_reader *r);
 /* 1-based number of the line last returned (0 before the first). */
 int64_t strux_text_reader_line_no(const strux_text_reader *r);
-/* Byte offset of the line last returned in the (decompressed) text. */
+/* Byte offset in the (decompressed) text of the line last returned, or of the line whose read
+ * failed. */
 int64_t strux_text_reader_offset(const strux_text_reader *r);
+/* Continue at byte offset of the text, counting the line there as line_no + 1 (a reader of part
+ * of a file; on gzip input zlib decompresses up to offset). STRUX_ERR_IO when it cannot. */
+strux_status strux_text_reader_seek(strux_text_reader *r, int64_t offset, int64_t line_no);
+/* Discard the text up to and including the next newline, unchecked (the rest of a line that
+ * another reader owns); the line count does not move. */
+strux_status strux_text_reader_skip_line(strux_text_reader *r);
+/* 1 when the file is plain text (byte offsets are file offsets: it can be read in parts), 0
+ * for gzip. */
+int strux_text_reader_is_plain(strux_text_reader *r);
+/* Size of the file on disk. */
+int64_t strux_text_reader_file_bytes(const strux_text_reader *r);
 /* The path given to open (owned by the reader). */
 const char *strux_text_reader_path(const strux_text_reader *r);
 /* Close the file and free the reader; NULL allowed; sets *r = NULL. */
 void strux_text_reader_close(strux_text_reader **r);
+
+/* The same file read in parts, one per rank (cli/data_read.c joins them over the ranks of a job):
+ * strux_libsvm_part_scan validates the lines that start in bytes [lo, hi) of a plain file (hi <
+ * 0: to the end; line 1 is read for the XMC header's facts first) as strux_dataset_read_libsvm
+ * does, and keeps each one's non-zeros, labels and byte offset. Line numbers there count from the
+ * part's first line; when a line fails, *out still holds the part (the lines before it and where
+ * it is) with the status, so that strux_libsvm_part_error, given the line number in the file of
+ * the part's first line, can repeat the failure with its true line number. The file-wide facts
+ * (rows, largest feature and label, each row's counts and offset, every rank's) then go to
+ * strux_libsvm_part_read, which makes the file-wide checks and the partition as
+ * strux_dataset_read_libsvm does, and reads this rank's rows from their offset. Other errors:
+ * unreadable file (*out NULL), STRUX_ERR_NOMEM. Not Collective. */
+typedef struct strux_libsvm_part strux_libsvm_part;
+strux_status strux_libsvm_part_scan(const char *path, const strux_read_options *opt, int64_t lo,
+                                    int64_t hi, strux_libsvm_part **out);
+/* Lines of the part read without error (the header included). */
+int64_t strux_libsvm_part_lines(const strux_libsvm_part *p);
+/* Its examples: count, and per example non-zeros, labels, byte offset (borrowed); its largest
+ * feature index and label id (−1: none). */
+void strux_libsvm_part_rows(const strux_libsvm_part *p, int64_t *n_rows, const int64_t **row_nnz,
+                            const int32_t **row_nlab, const int64_t **row_off, int32_t *max_feature,
+                            int32_t *max_label);
+strux_status strux_libsvm_part_error(const strux_libsvm_part *p, int64_t first_line);
+strux_status strux_libsvm_part_read(strux_libsvm_part *p, int64_t n_rows, const int64_t *row_nnz,
+                                    const int32_t *row_nlab, const int64_t *row_off,
+                                    int32_t max_feature, int32_t max_label, strux_dataset **out);
+void strux_libsvm_part_destroy(strux_libsvm_part **p);
+
+/* The same file in bounded memory, for copying it elsewhere (strux convert): open validates
+ * every line in a first pass that keeps only the file's facts (the same checks and errors as
+ * strux_dataset_read_libsvm, with opt->n_ranks = 1), calling progress(ctx, byte, file bytes)
+ * every 1,024 lines (may be NULL; gzip: the decompressed byte against the compressed size);
+ * next then hands out the examples in order, up to max_rows at a time and no more once max_nnz
+ * non-zeros are in, in a chunk whose arrays it grows as needed (n_rows = 0 at the end). Memory: one chunk and one line, whatever the file's
+ * size. Not Collective. */
+typedef struct strux_libsvm_facts {
+    int64_t n_rows;
+    int32_t dim, n_labels;
+    int64_t nnz, n_label_ids; /* non-zeros and label ids of the whole file */
+} strux_libsvm_facts;
+typedef struct strux_libsvm_chunk {
+    int64_t n_rows, nnz, n_label_ids;
+    int64_t *row_nnz;  /* [n_rows] non-zeros per example */
+    int32_t *row_nlab; /* [n_rows] label ids per example */
+    int32_t *col;      /* [nnz] 0-based feature columns, row after row */
+    float *val;        /* [nnz] */
+    int32_t *lab;      /* [n_label_ids] label ids, ascending per row */
+    int64_t rows_cap, nlab_cap, col_cap, val_cap, lab_cap;
+} strux_libsvm_chunk;
+typedef struct strux_libsvm_stream strux_libsvm_stream;
+typedef void (*strux_bytes_progress_fn)(void *ctx, int64_t done, int64_t total);
+strux_status strux_libsvm_stream_open(const char *path, const strux_read_options *opt,
+                                      strux_bytes_progress_fn progress, void *ctx,
+                                      strux_libsvm_stream **out, strux_libsvm_facts *facts);
+strux_status strux_libsvm_stream_next(strux_libsvm_stream *s, int64_t max_rows, int64_t max_nnz,
+                                      strux_libsvm_chunk *c);
+void strux_libsvm_stream_close(strux_libsvm_stream **s);
+void strux_libsvm_chunk_free(strux_libsvm_chunk *c);
 
 /* Read a LIBSVM/XMC multi-label text file (plain or gzip): `l1,l2 idx:val ...`, labels 0-based,
  * features 1-based ascending; an optional first line `N D L` (XMC header). Every rank parses the

@@ -22,6 +22,8 @@ typedef struct strux_driver_options {
     int64_t certify_every;    /* solver.certify_every: epochs between certificates (0: last only) */
     double time_limit;        /* solver.time_limit: seconds of training at most (0: none) */
     int64_t checkpoint_every; /* output.checkpoint_every: epochs between checkpoints (0: none) */
+    double checkpoint_minutes; /* output.checkpoint_minutes: minutes between checkpoints, checked
+                                  between epochs and between the rounds of one (0: none) */
     int64_t eval_every;       /* output.eval_every: epochs between held-out scorings (0: last) */
     const char *checkpoint;   /* where checkpoints go; borrowed; NULL or "": never written */
 } strux_driver_options;
@@ -75,14 +77,16 @@ strux_status strux_driver_add_hook(strux_driver *d, const strux_driver_hook *h);
 void strux_driver_set_record_fn(strux_driver *d, strux_driver_record_fn fn, void *ctx);
 /* The solver's within-epoch progress callback, passed through (progress bars). */
 void strux_driver_set_progress(strux_driver *d, strux_progress_fn fn, void *ctx);
-/* A flag the caller raises (nonzero: the signal number) to stop after the current epoch with a
- * checkpoint; borrowed. */
+/* A flag the caller raises (nonzero: the signal number) to stop with a checkpoint after the
+ * current epoch, or after the current round of a dual solver's epoch (solver.sync_every); a
+ * resumed run continues there. Borrowed. */
 void strux_driver_set_stop_flag(strux_driver *d, const volatile sig_atomic_t *flag);
 
 /* Lay out the record (base columns, then each hook's, then test_* of the task's held-out scores)
  * and, when resume is non-NULL, restore that checkpoint: the model, the curve, the driver's
- * position, every hook's state and the solver's and search's state of this rank's data blocks
- * (another rank count works when the blocks divide over it, solver.blocks). */
+ * position (an epoch, or a round inside one), every hook's state and the solver's and search's
+ * state of this rank's examples, at any rank count and data blocks (with other blocks than the
+ * checkpoint's the CoCoA+ path differs from there on: a warning says so). */
 strux_status strux_driver_start(strux_driver *d, const char *resume);
 /* Run to the limits: solves to solver.tol, each followed by the hooks' outer step, until the
  * outer loop is done (without after_solve hooks: the first converged solve), the epoch or time
@@ -121,14 +125,15 @@ strux_status strux_evaluate(strux_comm *comm, strux_task *t, const strux_model *
  * A hook that learns the node weights α of task.model = ssvm jointly with the weights: every
  * task.alpha_every epochs (sgd; dual solvers with solver.tol = 0), or, for dual solvers with
  * solver.tol > 0, after each converged solve and after task.alpha_every epochs without one,
- * rank 0 runs Algorithm 5 on N_n = α_n·‖V_n‖², broadcasts α′, and the task and the solver follow
+ * rank 0 runs Algorithm 5 on N_n = α_n·‖V_n‖² (on a DAG its convex extension, hierarchical.md
+ * §4.3, hier_alpha_dag.c), broadcasts α′, and the task and the solver follow
  * (strux_solver_rescale_rows); it stops the run when max |α′ − α| ≤ task.alpha_tol (with
  * solver.tol > 0: only in the update after a converged solve). Columns alpha_change and alpha_s;
  * its state rides in checkpoints. */
 typedef struct strux_alpha_hook strux_alpha_hook;
 /* Attach to d (before strux_driver_start) when t learns α (*out = NULL otherwise): t, s and m
  * (the solver's model) are borrowed and must outlive the hook; solver_tol is the driver's
- * solver.tol. STRUX_ERR_CONFIG for a DAG or a solver that cannot follow the update. Collective. */
+ * solver.tol. STRUX_ERR_CONFIG for a solver that cannot follow the update. Collective. */
 strux_status strux_alpha_hook_attach(strux_driver *d, strux_comm *comm, strux_task *t,
                                      strux_solver *s, strux_model *m,
                                      const strux_task_options *opt, double solver_tol,

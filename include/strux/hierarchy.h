@@ -8,7 +8,8 @@
  *   2. α programs (src/tasks/hier_alpha.c, hierarchical.md §3 and §4.2): the ρ closed form and the
  *      height rule on trees, the min-Σα² QP for directional constraints and every DAG variant under
  *      1 ≤ Σ ≤ T, the max-min LP on DAGs (GLPK through strux/lp.h), the root handling of A10, and
- *      the corrected Algorithm 5 (shared-Frobenius α update, trees only).
+ *      the corrected Algorithm 5 (shared-Frobenius α update on trees) and its convex extension to
+ *      DAGs (§4.3).
  * The hierarchy is a plain struct (like strux_dataset): tasks read its arrays in inner loops. It
  * knows nothing of MPI: the file reader (on the shared text reader) is built on
  * strux_hierarchy_from_edges, and rank 0 sends what it read to the other ranks as the bytes of
@@ -197,6 +198,32 @@ strux_status strux_alpha_maxmin_lp(const strux_hierarchy *h, double t_sum, strux
  * non-finite N_n (naming the node). */
 strux_status strux_alpha_shared_frobenius(const strux_hierarchy *h, const double *N, double eps,
                                           double *work, double *alpha, double *value);
+
+/* The SSVM α update on a DAG (src/tasks/hier_alpha_dag.c): the convex extension of §4.3 (A17;
+ * not in the thesis: label it as an extension wherever it is reported). Minimises Σ_n N_n/α_n
+ * (0/0 = 0) subject to Σ_{Ā(l)} α ≤ 1 for every leaf and α ≥ 0, for any hierarchy (trees give
+ * Algorithm 5's α): leaves take what their ancestors leave, internal nodes with N_n = 0 keep 0,
+ * the rest by barrier Newton on a sparse Cholesky whose structure create builds once for h
+ * (borrowed: it must outlive the object). solve allocates nothing: start (M entries, may be NULL)
+ * is the warm start (the previous α), eps the ε guard as in strux_alpha_shared_frobenius, alpha
+ * (M) the answer, lambda (n_leaves, may be NULL) the multipliers of the leaf rows; stats gets
+ * the certificate. STRUX_ERR_NUMERIC for a negative or non-finite N_n (naming the node) or a
+ * Newton system that is not positive definite; STRUX_ERR_NOMEM from create. Not Collective. */
+typedef struct strux_alpha_dag strux_alpha_dag;
+typedef struct strux_alpha_dag_stats {
+    double value;  /* Σ N_n/α_n at α before the ε guard */
+    double dual;   /* Lagrange dual at λ: a lower bound on the optimum (weak duality) */
+    double kkt;    /* KKT residual (stationarity, complementarity, relative; path excess) */
+    int64_t newton; /* Newton steps */
+    int32_t stages; /* barrier stages (1 when every leaf has N_l > 0) */
+} strux_alpha_dag_stats;
+strux_status strux_alpha_dag_create(const strux_hierarchy *h, strux_alpha_dag **out);
+void strux_alpha_dag_destroy(strux_alpha_dag **s);
+strux_status strux_alpha_dag_solve(strux_alpha_dag *s, const double *N, const double *start,
+                                   double eps, double *alpha, double *lambda,
+                                   strux_alpha_dag_stats *stats);
+/* Entries of the Cholesky factor of its Newton systems (the cost of one step). */
+int64_t strux_alpha_dag_factor_nnz(const strux_alpha_dag *s);
 
 /* ---- the hierarchy task's node weights (src/tasks/hierarchy.c), for the SSVM α update
  * (src/solvers/alpha.c) and tests ---- */

@@ -112,7 +112,8 @@ strux_status strux_io_model_config(const char *path, char **config);
 typedef struct strux_checkpoint_info {
     int64_t epoch;            /* epochs completed */
     int32_t n_ranks;          /* ranks of the run that wrote it (information) */
-    int32_t n_blocks;         /* data blocks, one blob each */
+    int32_t n_blocks;         /* data blocks (the CoCoA+ partition) of the run that wrote it */
+    int64_t n_examples;       /* training examples, each with its state record */
     double train_s;           /* training time so far */
     int64_t oracle_calls;     /* oracle calls so far, all ranks */
     int64_t data_fingerprint; /* of the training data (strux_dataset_fingerprint, combined) */
@@ -120,23 +121,34 @@ typedef struct strux_checkpoint_info {
 
 typedef struct strux_checkpoint_writer strux_checkpoint_writer;
 /* Create path's temporary file and write the model file (m, info), /checkpoint (ck, the
- * training-space weights w_train) and the shared blob. Then add every data block's blob in block
- * order and end. Not Collective (rank 0). */
+ * training-space weights w_train) and the shared blob. Then add the per-example state records of
+ * every example, in parts of ascending global example ids, and end. Not Collective (rank 0). */
 strux_status strux_io_checkpoint_begin(const char *path, const strux_model *m,
                                        const strux_model_info *info, const strux_model *w_train,
                                        const strux_checkpoint_info *ck, const strux_blob *shared,
                                        strux_checkpoint_writer **out);
-strux_status strux_io_checkpoint_add(strux_checkpoint_writer *w, int32_t block, const void *data,
-                                     size_t n);
-/* Rename the file into place when st is STRUX_OK (and every block was added), else remove it;
- * returns st or the failure of finishing. */
+/* The records of global examples [first, first + n): example first + k's record is bytes
+ * [offsets[k], offsets[k+1]) of data (offsets[0] = 0, n + 1 entries); first must be where the
+ * previous part ended (0 for the first). */
+strux_status strux_io_checkpoint_add_examples(strux_checkpoint_writer *w, int64_t first, int64_t n,
+                                              const int64_t *offsets, const void *data);
+/* Rename the file into place when st is STRUX_OK (and the parts cover every example), else remove
+ * it; returns st or the failure of finishing. */
 strux_status strux_io_checkpoint_end(strux_checkpoint_writer **w, strux_status st);
 /* Read /checkpoint: the position, the training-space weights into w_train (same shape) and the
  * shared blob (appended to shared). Not Collective. */
 strux_status strux_io_checkpoint_read(const char *path, strux_checkpoint_info *ck,
                                       strux_model *w_train, strux_blob *shared);
-/* Append data block `block`'s blob to state. Not Collective. */
-strux_status strux_io_checkpoint_read_block(const char *path, int32_t block, strux_blob *state);
+/* Only the attributes of /checkpoint (position, ranks, blocks, examples): what `train --resume`
+ * needs before it shards the data. Not Collective. */
+strux_status strux_io_checkpoint_peek(const char *path, strux_checkpoint_info *ck);
+/* The records of global examples [first, first + n), whatever parts the writer cut them into
+ * (any rank count and blocks): their bytes appended to state, example first + k's record at
+ * state bytes [offsets[k], offsets[k+1]) (n + 1 entries, absolute positions in state).
+ * STRUX_ERR_INPUT naming the file when the range is not in it or its parts are inconsistent.
+ * Not Collective. */
+strux_status strux_io_checkpoint_read_examples(const char *path, int64_t first, int64_t n,
+                                               int64_t *offsets, strux_blob *state);
 
 /* ---- HDF5 CSR dataset container ---- */
 /* Write ds (all rows must be local: a 1-rank read) atomically. Not Collective. */

@@ -56,4 +56,24 @@ strux_status strux_sym_pinv_solve(int64_t n, const double *A, const double *b, d
  * STRUX_ERR_NOMEM. Not Collective. */
 strux_status strux_sym_eig(int64_t n, double *A, double *eigval);
 
+/* Sparse Cholesky A = L·Lᵀ of a symmetric positive definite n×n matrix (src/linalg/spchol.c, the
+ * up-looking method of Davis 2006; the caller orders the unknowns, strux_spchol_order can).
+ * The pattern is the upper triangle by columns: column k holds rows Ai[Ap[k]..Ap[k+1]), each ≤ k,
+ * the diagonal included; Ap and Ai are borrowed and must outlive the object. analyse computes the
+ * elimination tree and L's structure once (STRUX_ERR_NOMEM; STRUX_ERR_INTERNAL for an entry below
+ * the diagonal); factor takes values Ax on that pattern and allocates nothing (STRUX_ERR_NUMERIC
+ * naming the column when A is not positive definite); solve overwrites b with A⁻¹b. Not
+ * Collective. */
+typedef struct strux_spchol strux_spchol;
+strux_status strux_spchol_analyse(int32_t n, const int64_t *Ap, const int32_t *Ai,
+                                  strux_spchol **out);
+strux_status strux_spchol_factor(strux_spchol *c, const double *Ax);
+void strux_spchol_solve(const strux_spchol *c, double *b);
+int64_t strux_spchol_nnz(const strux_spchol *c); /* entries of L */
+/* A fill-reducing elimination order of the same kind of pattern: minimum degree on the explicit
+ * elimination graph (ties: the highest index first), order[k] = the k-th unknown to eliminate.
+ * Its work and memory grow with the fill it leaves. STRUX_ERR_NOMEM. */
+strux_status strux_spchol_order(int32_t n, const int64_t *Ap, const int32_t *Ai, int32_t *order);
+void strux_spchol_destroy(strux_spchol **c);
+
 #endif

@@ -77,6 +77,10 @@ void strux_lp_start_at(strux_lp *lp, const double *x);
  * the answer then depends only on the current problem, not on the order of earlier solves - a
  * warm start may stop at another optimal vertex when the optimum is not unique). Default 0. */
 void strux_lp_set_fresh_start(strux_lp *lp, int fresh);
+/* The simplex's primal feasibility and optimality tolerance (GLPK's tol_bnd and tol_dj, relative
+ * to the rows; default, and tol ≤ 0: GLPK's 1e-7). A reference solver that must be closer to the
+ * optimum than 1e-7 sets 1e-10 or so on a well-scaled problem. */
+void strux_lp_set_tolerance(strux_lp *lp, double tol);
 /* The primal solution of the last optimal solve: x[j] for every column. */
 void strux_lp_primal(const strux_lp *lp, double *x);
 /* The row duals (shadow prices) of the last optimal solve: y[r] for every row, GLPK's sign

@@ -92,8 +92,24 @@ void strux_solver_key_readers(const char *key, char *buf, size_t n);
 typedef void (*strux_progress_fn)(void *ctx, int64_t done, int64_t total);
 void strux_solver_set_progress(strux_solver *s, strux_progress_fn fn, void *ctx);
 
+/* Between two collective rounds of an epoch (the dual solvers' CoCoA+ syncs, every one but the
+ * epoch's last), on every rank: fn(ctx, s) may write a checkpoint (the state is then that of a
+ * round boundary, which a resumed run continues from at the next round: strux_solver_save holds
+ * the position) and may return STRUX_ERR_INTERRUPTED, which ends the epoch there (the epoch does
+ * not count as done). Every rank must take the same decision (fn is Collective). Solvers without
+ * rounds inside an epoch (sgd) never call it. */
+typedef strux_status (*strux_round_fn)(void *ctx, strux_solver *s);
+void strux_solver_set_round_fn(strux_solver *s, strux_round_fn fn, void *ctx);
+/* Make the state complete before strux_solver_save (Collective): what ranks accumulate during an
+ * epoch and reduce at its end (SDCA's and M3L's shrinking ranges) is reduced now, so a checkpoint
+ * between rounds holds it; idempotent, so the epoch's own reduction gives the same result. */
+strux_status strux_solver_prepare_save(strux_solver *s);
+/* Examples of the current epoch's order already visited (0 between epochs). */
+int64_t strux_solver_epoch_position(const strux_solver *s);
 /* One epoch: one pass over the data (dual solvers: in CoCoA+ rounds, each with a sync);
- * afterwards m holds the solver's current answer. Collective. */
+ * afterwards m holds the solver's current answer. An epoch interrupted between rounds (see
+ * strux_solver_set_round_fn) or resumed from such a checkpoint continues where it stopped.
+ * Collective. */
 strux_status strux_solver_epoch(strux_solver *s);
 /* λ of the objective: the one home of solver.lambda once the solver exists. */
 double strux_solver_lambda(const strux_solver *s);
@@ -115,10 +131,12 @@ int strux_solver_can_rescale_rows(const strux_solver *s);
 /* Epochs completed. */
 int64_t strux_solver_epochs_done(const strux_solver *s);
 /* The solver's state beyond the model, as bytes, for checkpoints, in two parts: the global part,
- * identical on every rank (the epoch count, λ, the SGD iterate, the round count; the example
- * order is keyed by (seed, epoch), so no RNG state is needed), and the per-example part of local
- * examples [i0, i1) (dual blocks, working sets), saved per data block so a checkpoint resumes
- * at another rank count. Load into a solver created with the same options. Local. */
+ * identical on every rank (the epoch count, λ, the SGD iterate, the round count, the position in
+ * an interrupted epoch; the example order is keyed by (seed, epoch), so no RNG state is needed),
+ * and the per-example part of local examples [i0, i1) (dual blocks, working sets): the driver
+ * saves it example by example, keyed by global example id, so a checkpoint resumes at another
+ * rank count and with other data blocks. Load into a solver created with the same options.
+ * Local. */
 strux_status strux_solver_save(const strux_solver *s, strux_blob *b);
 strux_status strux_solver_load(strux_solver *s, strux_blob *b);
 strux_status strux_solver_save_examples(const strux_solver *s, int64_t i0, int64_t i1,

@@ -34,6 +34,7 @@ typedef struct strux_output_options {
     char progress[STRUX_OPT_STR]; /* auto | always | never: the live bar on rank 0's stderr */
     char checkpoint[STRUX_OPT_STR]; /* checkpoint file ("" : output.model with .ckpt.h5) */
     int64_t checkpoint_every;       /* epochs between checkpoints (0: only on a signal) */
+    double checkpoint_minutes;      /* minutes between checkpoints (0: none timed) */
     char precision[STRUX_OPT_STR];  /* double | float: the type of /weights in output.model */
     char weights[STRUX_OPT_STR];    /* dense | csr: /weights or /weights_csr in output.model */
 } strux_output_options;
@@ -98,6 +99,12 @@ void strux_cli_print_scores_extra(const strux_comm *comm, const strux_scores *sc
 strux_read_options strux_cli_heldout_read_options(const strux_comm *comm,
                                                   const strux_run_options *o,
                                                   const strux_model *m, int32_t n_labels);
+/* Read a data file across the ranks of a job, each rank keeping its rows (data_read.c): plain
+ * LIBSVM text at more than one rank in byte ranges, anything else through strux_io_dataset_load;
+ * the same rows, partition and first error as a read of the whole file; data.normalize
+ * applied. Collective. */
+strux_status strux_cli_dataset_load(strux_comm *comm, const char *path,
+                                    const strux_read_options *opt, strux_dataset **out);
 /* Log the number of dropped feature entries (summed over ranks). Collective. */
 strux_status strux_cli_report_dropped(strux_comm *comm, const strux_dataset *ds);
 /* One warning (rank 0) for the features of ds whose column has a zero weight in every row of m

@@ -85,12 +85,20 @@ static const strux_opt_spec output_specs[] = {
     {"output.checkpoint", STRUX_OPT_STRING, offsetof(strux_output_options, checkpoint), "", 0, 0,
      NULL,
      "checkpoint file (HDF5, atomically replaced): the model so far plus every rank's solver "
-     "state, written every output.checkpoint_every epochs and when SIGTERM or SIGUSR1 arrives "
-     "(then the run stops after the current epoch and exits 0); resume with `strux train "
-     "--resume FILE`; empty: output.model with .h5 replaced by .ckpt.h5"},
+     "state, written every output.checkpoint_every epochs or output.checkpoint_minutes and when "
+     "SIGTERM or SIGUSR1 arrives (then the run stops after the current epoch, or after the "
+     "current round of a dual solver with solver.sync_every > 0, and exits 0); resume with "
+     "`strux train --resume FILE`, on any number of ranks; empty: output.model with .h5 "
+     "replaced by .ckpt.h5"},
     {"output.checkpoint_every", STRUX_OPT_INT, offsetof(strux_output_options, checkpoint_every),
      "0", 0, 1000000000, NULL,
      "write output.checkpoint every this many epochs (0: only when a signal asks the run to stop)"},
+    {"output.checkpoint_minutes", STRUX_OPT_DOUBLE,
+     offsetof(strux_output_options, checkpoint_minutes), "0", 0, 1e9, NULL,
+     "also write output.checkpoint when this many minutes have passed since the last one, "
+     "checked after every epoch and, for the dual solvers with solver.sync_every > 0, after every "
+     "round inside one (a long epoch of a large run); a resumed run continues at that round (0: "
+     "no timed checkpoints)"},
     {"output.precision", STRUX_OPT_CHOICE, offsetof(strux_output_options, precision), "double", 0,
      0, "double|float",
      "the type of /weights in output.model: double, or float (IEEE 32-bit: half the file; "

@@ -212,7 +212,7 @@ static strux_status load(strux_comm *comm, const char *model_path, const char *d
              model_path);
     ro.drop_above_dim = 0;
     ro.dim_origin = origin;
-    STRUX_TRY(strux_comm_agree(comm, strux_io_dataset_load(data_path, &ro, &lm->data)));
+    STRUX_TRY(strux_cli_dataset_load(comm, data_path, &ro, &lm->data));
     STRUX_TRY(strux_cli_report_dropped(comm, lm->data));
     STRUX_TRY(strux_cli_report_unseen(comm, lm->model, lm->data));
     STRUX_TRY(strux_comm_agree(comm, strux_task_check(lm->task, lm->data)));

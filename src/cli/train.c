@@ -161,6 +161,30 @@ static strux_status scale_features(train_run *r)
     return STRUX_OK;
 }
 
+/* The data blocks of a resumed run with solver.blocks = 0 (one per rank of the run that
+ * started it): the checkpoint's when this run's ranks can share them, so the CoCoA+ path is the
+ * unbroken run's on any allocation that is not larger; otherwise one per rank (the driver warns
+ * that the path changes). 0 when not resuming or solver.blocks is set. Collective. */
+static strux_status resume_blocks(train_run *r, int32_t *n_blocks)
+{
+    *n_blocks = 0;
+    if (!r->resume || r->opt.solver.blocks > 0) return STRUX_OK;
+    strux_checkpoint_info ck = {0};
+    strux_status st = STRUX_OK;
+    if (strux_comm_rank(r->comm) == 0) st = strux_io_checkpoint_peek(r->resume, &ck);
+    STRUX_TRY(strux_comm_agree(r->comm, st));
+    STRUX_TRY(strux_comm_bcast(r->comm, &ck.n_blocks, sizeof ck.n_blocks, 0));
+    if (ck.n_blocks >= strux_comm_size(r->comm)) *n_blocks = ck.n_blocks;
+    if (*n_blocks != strux_comm_size(r->comm))
+        strux_log(STRUX_LOG_INFO,
+                  "%s: %d data block(s) (solver.blocks = 0: one per rank of the run that wrote "
+                  "it), %d rank(s) now: %s",
+                  r->resume, ck.n_blocks, strux_comm_size(r->comm),
+                  *n_blocks ? "the ranks share the checkpoint's blocks (the same CoCoA+ path)"
+                            : "one block per rank");
+    return STRUX_OK;
+}
+
 static strux_status load_training_data(train_run *r)
 {
     strux_memory_estimate est;
@@ -178,9 +202,12 @@ static strux_status load_training_data(train_run *r)
         .binary_labels = strcmp(r->opt.task.type, "binary") == 0,
         .normalize = strcmp(r->opt.data.normalize, "l2") == 0,
     };
+    int32_t kept;
+    STRUX_TRY(resume_blocks(r, &kept));
+    if (kept > 0) ro.n_blocks = kept;
     double t0 = strux_time_now();
     strux_comm_set_phase(r->comm, "reading the training data");
-    STRUX_TRY(strux_comm_agree(r->comm, strux_io_dataset_load(r->opt.data.train, &ro, &r->train)));
+    STRUX_TRY(strux_cli_dataset_load(r->comm, r->opt.data.train, &ro, &r->train));
     if (r->opt.data.weights[0])
         STRUX_TRY(
             strux_comm_agree(r->comm, strux_dataset_read_weights(r->train, r->opt.data.weights)));
@@ -202,7 +229,7 @@ static strux_status load_test_data(train_run *r)
     if (!r->opt.data.test[0]) return STRUX_OK;
     strux_read_options ro =
         strux_cli_heldout_read_options(r->comm, &r->opt, r->model, r->train->n_labels);
-    STRUX_TRY(strux_comm_agree(r->comm, strux_io_dataset_load(r->opt.data.test, &ro, &r->test)));
+    STRUX_TRY(strux_cli_dataset_load(r->comm, r->opt.data.test, &ro, &r->test));
     STRUX_TRY(strux_cli_report_dropped(r->comm, r->test));
     return strux_comm_agree(r->comm, strux_task_check(r->task, r->test));
 }
@@ -337,6 +364,7 @@ static strux_status set_up(train_run *r)
                                  .certify_every = so->certify_every,
                                  .time_limit = so->time_limit,
                                  .checkpoint_every = out->checkpoint_every,
+                                 .checkpoint_minutes = out->checkpoint_minutes,
                                  .eval_every = out->eval_every,
                                  .checkpoint = r->checkpoint};
     if (r->rates) dopt.certify_every = 1; /* inner solves stop on their gap */

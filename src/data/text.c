@@ -129,6 +129,7 @@ strux_status strux_text_reader_next_line(strux_text_reader *r, char **line, size
     int newline = 0;
     int64_t start = r->chunk_start + (int64_t)r->chunk_pos;
     long long ln = (long long)r->line_no + 1;
+    r->offset = start; /* also where a line that fails starts */
     *line = NULL;
     if (len) *len = 0;
     while (!newline) {
@@ -172,6 +173,45 @@ strux_status strux_text_reader_rewind(strux_text_reader *r)
     r->line_no = 0;
     r->offset = 0;
     return STRUX_OK;
+}
+
+strux_status strux_text_reader_seek(strux_text_reader *r, int64_t offset, int64_t line_no)
+{
+    STRUX_CHECK(offset >= 0 && gzseek(r->f, (z_off_t)offset, SEEK_SET) == (z_off_t)offset,
+                STRUX_ERR_IO, "%s: cannot seek to byte %lld", r->path, (long long)offset);
+    r->chunk_n = r->chunk_pos = 0;
+    r->chunk_start = offset;
+    r->at_eof = 0;
+    r->line_no = line_no;
+    r->offset = offset;
+    return STRUX_OK;
+}
+
+strux_status strux_text_reader_skip_line(strux_text_reader *r)
+{
+    for (;;) {
+        if (r->chunk_pos == r->chunk_n) {
+            if (r->at_eof) return STRUX_OK;
+            STRUX_TRY(fill(r));
+            if (r->at_eof) return STRUX_OK;
+        }
+        const char *s = r->chunk + r->chunk_pos, *nl = memchr(s, '\n', r->chunk_n - r->chunk_pos);
+        if (nl) {
+            r->chunk_pos += (size_t)(nl - s) + 1;
+            return STRUX_OK;
+        }
+        r->chunk_pos = r->chunk_n;
+    }
+}
+
+int strux_text_reader_is_plain(strux_text_reader *r)
+{
+    return gzdirect(r->f);
+}
+
+int64_t strux_text_reader_file_bytes(const strux_text_reader *r)
+{
+    return r->file_bytes;
 }
 
 int64_t strux_text_reader_line_no(const strux_text_reader *r)

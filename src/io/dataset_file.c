@@ -1,13 +1,16 @@
 /* io/dataset_file.c - the HDF5 CSR dataset container written by `strux convert`: features as
  * /X/{indptr,indices,data} (int64, int32 0-based, float32) and label sets as /Y/{indptr,indices},
- * with attributes format = "strux-csr", n_rows, dim, n_labels. Each rank reads /X/indptr to balance
- * the partition by non-zeros exactly as the text reader does, then only its own rows' slices. */
+ * with attributes format = "strux-csr", n_rows, dim, n_labels; written whole from a dataset in
+ * memory (row by row, for what does not fit in memory: dataset_stream.c). Each rank
+ * reads /X/indptr to balance the partition by non-zeros exactly as the text reader does, then
+ * only its own rows' slices. */
 #include "h5.h"
 
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <errno.h>
 #include <sys/stat.h>
 #include <zlib.h>
 

@@ -442,9 +442,13 @@ static strux_status read_everything(const char *path, void *ctx)
         strux_checkpoint_info ck = {0};
         strux_blob state = {0};
         st = strux_model_create_like(m, &w); /* a checkpoint's training-space weights */
+        int64_t *offsets = NULL;
         if (st == STRUX_OK) st = strux_io_checkpoint_read(path, &ck, w, &state);
-        for (int32_t k = 0; st == STRUX_OK && k < ck.n_blocks; k++)
-            st = strux_io_checkpoint_read_block(path, k, &state);
+        if (st == STRUX_OK)
+            st = strux_alloc_array(&offsets, (size_t)ck.n_examples + 1, sizeof *offsets);
+        if (st == STRUX_OK)
+            st = strux_io_checkpoint_read_examples(path, 0, ck.n_examples, offsets, &state);
+        strux_free(&offsets);
         strux_blob_free(&state);
         strux_model_destroy(&w);
     }

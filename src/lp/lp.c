@@ -23,6 +23,7 @@ struct strux_lp {
     int rows_changed;   /* rows changed since the last solve: dual simplex */
     int lp_current;     /* the last solve was optimal and nothing changed since (intopt's start) */
     int fresh;          /* start every solve from the standard basis */
+    double tol;         /* simplex feasibility and optimality tolerance (0: GLPK's 1e-7) */
     int64_t iterations; /* simplex iterations over every solve */
     int *ind;           /* n_cols + 1 scratch for GLPK's 1-based index arrays */
     double *val;        /* n_cols + 1 scratch */
@@ -200,6 +201,7 @@ static int run_simplex(strux_lp *lp, int meth)
     parm.msg_lev = GLP_MSG_OFF;
     parm.meth = meth;
     parm.presolve = GLP_OFF;
+    if (lp->tol > 0) parm.tol_bnd = parm.tol_dj = lp->tol;
     int before = glp_get_it_cnt(lp->P);
     int rc = glp_simplex(lp->P, &parm);
     lp->iterations += glp_get_it_cnt(lp->P) - before;
@@ -245,6 +247,11 @@ void strux_lp_start_at(strux_lp *lp, const double *x)
     }
     lp->start_set = 1;
     lp->lp_current = 0;
+}
+
+void strux_lp_set_tolerance(strux_lp *lp, double tol)
+{
+    lp->tol = tol;
 }
 
 strux_status strux_lp_solve(strux_lp *lp, strux_lp_result *result, double *value)

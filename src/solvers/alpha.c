@@ -2,7 +2,8 @@
  * §4.2, the shared-Frobenius SSVM (6.17)): the solver minimises over V with α fixed (the NHSVM form
  * with V in place of W, node n scored by √α_n·V_n·x), and every so often the hook takes
  * N_n = ‖U_n‖² = α_n·‖V_n‖², runs the corrected Algorithm 5 with the ε guard (task.alpha_floor)
- * on rank 0, broadcasts α′ and tells the task (scores √α′_n) and the solver
+ * on rank 0 (on a DAG its convex extension of §4.3, tasks/hier_alpha_dag.c, warm-started from the
+ * current α: an extension of the thesis, and the log says so), broadcasts α′ and tells the task (scores √α′_n) and the solver
  * (strux_solver_rescale_rows with g_n = √(α′_n/α_n)): SGD divides V_n by g_n, so U stays and the
  * joint objective does not rise; the dual solvers keep their dual variables, which stay feasible,
  * so the duality gap of the next solve is a valid certificate (and the solve, to solver.tol,
@@ -66,6 +67,7 @@ struct strux_alpha_hook {
     int64_t updates;     /* α updates done */
     double change, seconds; /* of the update not yet in a record row (NaN: none) */
     double value;        /* Σ N_n/α′_n of the last update (Algorithm 5's B[root]) */
+    strux_alpha_dag *dag; /* the DAG update's structure (rank 0, DAGs only), or NULL */
 };
 
 static const char *const alpha_columns[] = {"alpha_change", "alpha_s", NULL};
@@ -78,10 +80,16 @@ static strux_status alpha_update(strux_alpha_hook *a, double *change)
     const strux_hierarchy *h;
     STRUX_TRY(strux_task_hierarchy_state(a->task, &h, NULL));
     strux_status st = STRUX_OK;
+    strux_alpha_dag_stats ds = {0};
     if (strux_comm_rank(a->comm) == 0) {
         for (int32_t n = 0; n < a->M; n++)
             a->N[n] = a->alpha[n] * strux_model_row_norm2(a->model, n);
-        st = strux_alpha_shared_frobenius(h, a->N, a->floor, a->work, a->next, &a->value);
+        if (a->dag) { /* warm from the current α */
+            st = strux_alpha_dag_solve(a->dag, a->N, a->alpha, a->floor, a->next, NULL, &ds);
+            a->value = ds.value;
+        } else {
+            st = strux_alpha_shared_frobenius(h, a->N, a->floor, a->work, a->next, &a->value);
+        }
         for (int32_t n = 0; st == STRUX_OK && n < a->M; n++)
             if (a->alpha[n] == 0) a->next[n] = 0; /* a dead node stays dead (see above) */
     }
@@ -100,10 +108,17 @@ static strux_status alpha_update(strux_alpha_hook *a, double *change)
     *change = d;
     a->change = d;
     a->seconds = strux_time_now() - t0;
-    strux_log(STRUX_LOG_INFO,
-              "ssvm alpha update %lld: max |alpha' - alpha| = %.3e, sum ||U_n||^2/alpha_n = %.6g "
-              "(%.3fs)",
-              (long long)a->updates, d, a->value, a->seconds);
+    if (a->dag)
+        strux_log(STRUX_LOG_INFO,
+                  "ssvm alpha update %lld (DAG: the convex extension of hierarchical.md §4.3, not "
+                  "in the thesis): max |alpha' - alpha| = %.3e, sum ||U_n||^2/alpha_n = %.6g, "
+                  "%lld Newton steps, KKT residual %.1e (%.3fs)",
+                  (long long)a->updates, d, a->value, (long long)ds.newton, ds.kkt, a->seconds);
+    else
+        strux_log(STRUX_LOG_INFO,
+                  "ssvm alpha update %lld: max |alpha' - alpha| = %.3e, sum ||U_n||^2/alpha_n = "
+                  "%.6g (%.3fs)",
+                  (long long)a->updates, d, a->value, a->seconds);
     return STRUX_OK;
 }
 
@@ -198,6 +213,7 @@ void strux_alpha_hook_destroy(strux_alpha_hook **out)
     strux_free(&a->N);
     strux_free(&a->work);
     strux_free(&a->g);
+    strux_alpha_dag_destroy(&a->dag);
     strux_free(out);
 }
 
@@ -209,8 +225,6 @@ static strux_status alpha_hook_build(strux_driver *d, strux_comm *comm, strux_ta
     const strux_hierarchy *h;
     const double *alpha;
     STRUX_TRY(strux_task_hierarchy_state(t, &h, &alpha));
-    STRUX_CHECK(h->is_tree, STRUX_ERR_CONFIG,
-                "task.model = ssvm needs a tree (Algorithm 5, hierarchical.md §4.3)");
     STRUX_CHECK(strux_solver_can_rescale_rows(s), STRUX_ERR_CONFIG,
                 "task.model = ssvm: solver.type = %s cannot follow the alpha update (its working "
                 "state is not kept per weight row); use sgd, sdca or bcfw",
@@ -233,6 +247,16 @@ static strux_status alpha_hook_build(strux_driver *d, strux_comm *comm, strux_ta
     STRUX_TRY(strux_alloc_array(&a->work, (size_t)a->M, sizeof *a->work));
     STRUX_TRY(strux_alloc_array(&a->g, (size_t)a->M, sizeof *a->g));
     memcpy(a->alpha, alpha, (size_t)a->M * sizeof *a->alpha);
+    if (!h->is_tree && strux_comm_rank(comm) == 0) {
+        double t0 = strux_time_now();
+        STRUX_TRY(strux_alpha_dag_create(h, &a->dag));
+        strux_log(STRUX_LOG_INFO,
+                  "ssvm on the DAG %s: alpha by the convex extension of hierarchical.md §4.3 (not "
+                  "in the thesis, which runs SSVM on trees only), barrier Newton on a sparse "
+                  "Cholesky of %lld entries (set up in %.2fs)",
+                  h->path, (long long)strux_alpha_dag_factor_nnz(a->dag),
+                  strux_time_now() - t0);
+    }
     strux_driver_hook hook = {.name = "ssvm_alpha",
                               .ctx = a,
                               .columns = alpha_columns,

@@ -1,7 +1,9 @@
 /* solvers/driver.c - the life of a training run (strux/driver.h): epochs of the solver, the
  * certificate every solver.certify_every epochs, the tolerance stop, the epoch and time limits,
- * held-out scoring into test_* columns, the per-epoch record, checkpoints on a cadence and on a
- * stop request, and the hooks where outer loops live. One epoch is one_epoch(); a solve is epochs
+ * held-out scoring into test_* columns, the per-epoch record, checkpoints on a cadence of epochs
+ * or minutes and on a stop request (between epochs, and between the CoCoA+ rounds inside one:
+ * the solver's round function), the solver's and search's state saved per example (any rank
+ * count resumes it), and the hooks where outer loops live. One epoch is one_epoch(); a solve is epochs
  * until the certified gap reaches its tolerance; a run is solves separated by the hooks' outer
  * steps. Every step that can fail on one rank is followed by an error agreement, so all ranks stop
  * together with the failing rank's message. Knows nothing of src/cli. */
@@ -58,8 +60,59 @@ struct strux_driver {
     double zero_bound;     /* J(0) ≤ this: the weighted mean largest loss of the examples */
     int warned;            /* the divergence warning was given */
     strux_model *exported; /* scratch: the weights with data.scale folded in, or NULL */
+    int in_epoch;          /* 1 while the solver's epoch runs (a checkpoint between rounds) */
+    int64_t epoch_c0;      /* this rank's oracle calls when the current epoch started */
+    double epoch_t0;       /* when the current epoch started */
+    double last_checkpoint; /* when the last checkpoint was written (or the run started) */
     double row[STRUX_CURVE_MAX_COLS];
 };
+
+/* Is a checkpoint due? *sig: a rank's stop flag (the signal); *timed: output.checkpoint_minutes
+ * have passed since the last one on some rank. One decision for all ranks. Collective. */
+static strux_status checkpoint_due(strux_driver *d, int *sig, int *timed)
+{
+    double v[2] = {d->stop_flag ? (double)*d->stop_flag : 0, 0};
+    if (d->opt.checkpoint_minutes > 0)
+        v[1] = strux_time_now() - d->last_checkpoint >= 60 * d->opt.checkpoint_minutes;
+    STRUX_TRY(strux_comm_allreduce_max(d->p.comm, v, 2));
+    *sig = (int)v[0];
+    *timed = v[1] > 0;
+    return STRUX_OK;
+}
+
+/* The stop of a run by signal sig, after its checkpoint. */
+static strux_status stopped(const strux_driver *d, int sig)
+{
+    const char *name = sig == SIGUSR1 ? "SIGUSR1" : sig == SIGTERM ? "SIGTERM" : "signal";
+    int64_t at = strux_solver_epoch_position(d->p.solver);
+    if (at > 0)
+        return strux_error_set(STRUX_ERR_INTERRUPTED, __FILE__, __LINE__, __func__,
+                               "%s: stopped at example %lld of %lld of epoch %lld (of %lld) and "
+                               "wrote the checkpoint %s",
+                               name, (long long)at, (long long)d->p.train->n_global,
+                               (long long)d->epoch + 1, (long long)d->opt.epochs,
+                               d->opt.checkpoint);
+    return strux_error_set(STRUX_ERR_INTERRUPTED, __FILE__, __LINE__, __func__,
+                           "%s: stopped after epoch %lld of %lld and wrote the checkpoint %s", name,
+                           (long long)d->epoch, (long long)d->opt.epochs, d->opt.checkpoint);
+}
+
+/* The solver's round function: between two CoCoA+ rounds of an epoch, a stop request or
+ * output.checkpoint_minutes write a checkpoint there (an epoch of a large run lasts minutes). */
+static strux_status between_rounds(void *ctx, strux_solver *s)
+{
+    (void)s;
+    strux_driver *d = ctx;
+    int sig, timed;
+    STRUX_TRY(checkpoint_due(d, &sig, &timed));
+    if (!sig && !timed) return STRUX_OK;
+    STRUX_TRY(strux_driver_checkpoint(d));
+    if (sig) return stopped(d, sig);
+    char phase[64];
+    snprintf(phase, sizeof phase, "epoch %lld", (long long)d->epoch + 1);
+    strux_comm_set_phase(d->p.comm, phase);
+    return STRUX_OK;
+}
 
 strux_status strux_driver_create(const strux_driver_options *opt, const strux_driver_parts *parts,
                                  strux_driver **out)
@@ -70,7 +123,8 @@ strux_status strux_driver_create(const strux_driver_options *opt, const strux_dr
     d->p = *parts;
     d->test_col = -1;
     d->cert = (strux_certificate){NAN, NAN, NAN, NAN, 0};
-    d->t_start = strux_time_now();
+    d->t_start = d->last_checkpoint = strux_time_now();
+    strux_solver_set_round_fn(parts->solver, between_rounds, d);
     const strux_model *m = parts->model;
     strux_status st = STRUX_OK;
     if (parts->col_scale) st = strux_model_create_like(m, &d->exported);
@@ -222,9 +276,12 @@ static strux_status one_epoch(strux_driver *d, int force_cert, int *stop)
     for (int h = 0; h < d->n_hooks; h++)
         if (d->hook[h].before_epoch) STRUX_TRY(d->hook[h].before_epoch(d->hook[h].ctx, d));
     d->bytes0 = strux_comm_bytes(comm);
-    double t0 = strux_time_now();
-    int64_t c0 = strux_task_oracle_calls(d->p.task);
-    STRUX_TRY(strux_solver_epoch(d->p.solver));
+    double t0 = d->epoch_t0 = strux_time_now();
+    int64_t c0 = d->epoch_c0 = strux_task_oracle_calls(d->p.task);
+    d->in_epoch = 1;
+    strux_status st = strux_solver_epoch(d->p.solver);
+    d->in_epoch = 0;
+    STRUX_TRY(st);
     int64_t epoch_calls = strux_task_oracle_calls(d->p.task) - c0;
     d->epoch = e;
     d->cert = (strux_certificate){NAN, NAN, NAN, NAN, 0};
@@ -274,15 +331,6 @@ static strux_status one_epoch(strux_driver *d, int force_cert, int *stop)
     return STRUX_OK;
 }
 
-/* Did any rank's stop flag go up? Collective. */
-static strux_status stop_requested(strux_driver *d, int *sig)
-{
-    double v = d->stop_flag ? (double)*d->stop_flag : 0;
-    STRUX_TRY(strux_comm_allreduce_max(d->p.comm, &v, 1));
-    *sig = (int)v;
-    return STRUX_OK;
-}
-
 strux_status strux_driver_solve(strux_driver *d, double eps, int64_t max_epochs, int *converged)
 {
     *converged = 0;
@@ -297,20 +345,12 @@ strux_status strux_driver_solve(strux_driver *d, double eps, int64_t max_epochs,
             *converged = 1;
             return STRUX_OK;
         }
-        int sig = 0;
-        STRUX_TRY(stop_requested(d, &sig));
-        int cadence = d->opt.checkpoint_every > 0 && d->epoch % d->opt.checkpoint_every == 0 &&
-                      d->epoch < d->opt.epochs;
-        if (sig || cadence) STRUX_TRY(strux_driver_checkpoint(d));
-        if (sig)
-            return strux_error_set(STRUX_ERR_INTERRUPTED, __FILE__, __LINE__, __func__,
-                                   "%s: stopped after epoch %lld of %lld and wrote the checkpoint "
-                                   "%s",
-                                   sig == SIGUSR1   ? "SIGUSR1"
-                                   : sig == SIGTERM ? "SIGTERM"
-                                                    : "signal",
-                                   (long long)d->epoch, (long long)d->opt.epochs,
-                                   d->opt.checkpoint);
+        int sig = 0, timed = 0;
+        STRUX_TRY(checkpoint_due(d, &sig, &timed));
+        int cadence = d->opt.checkpoint_every > 0 && d->epoch % d->opt.checkpoint_every == 0;
+        if (sig || ((cadence || timed) && d->epoch < d->opt.epochs))
+            STRUX_TRY(strux_driver_checkpoint(d));
+        if (sig) return stopped(d, sig);
         if (stop) return STRUX_OK;
         if (d->opt.time_limit > 0) { /* one decision for all ranks: the slowest clock */
             double t = d->train_s;
@@ -396,61 +436,78 @@ static strux_status load_shared(strux_driver *d, strux_blob *b)
     return strux_solver_load(d->p.solver, b);
 }
 
-/* This rank's data blocks, each as a record (block id, size, the solver's and the search's state
- * of its examples). */
-static strux_status save_blocks(const strux_driver *d, strux_blob *b)
+/* This rank's examples' state records, keyed by global example id: [first][n][n + 1 offsets]
+ * then the records, each the solver's and the search's state of one example (so a checkpoint
+ * loads into any rank count and any data blocks). */
+static strux_status save_examples(const strux_driver *d, strux_blob *b)
 {
     const strux_dataset *ds = d->p.train;
-    for (int32_t k = ds->block_lo; k < ds->block_hi; k++) {
-        int64_t i0, i1;
-        strux_dataset_block_range(ds, k, &i0, &i1);
-        STRUX_TRY(strux_blob_put(b, &k, sizeof k));
-        size_t at = b->n;
-        uint64_t size = 0;
-        STRUX_TRY(strux_blob_put(b, &size, sizeof size));
-        STRUX_TRY(strux_solver_save_examples(d->p.solver, i0, i1, b));
-        STRUX_TRY(strux_search_save(d->p.search, i0, i1, b));
-        size = (uint64_t)(b->n - at - sizeof size);
-        memcpy(b->data + at, &size, sizeof size);
+    int64_t n = ds->n_local, head[2] = {ds->first, n};
+    STRUX_TRY(strux_blob_put(b, head, sizeof head));
+    size_t offsets_at = b->n, data_at = offsets_at + ((size_t)n + 1) * sizeof(int64_t);
+    STRUX_TRY(strux_blob_put(b, NULL, data_at - offsets_at));
+    for (int64_t i = 0; i <= n; i++) {
+        int64_t off = (int64_t)(b->n - data_at);
+        memcpy(b->data + offsets_at + (size_t)i * sizeof off, &off, sizeof off);
+        if (i == n) break;
+        STRUX_TRY(strux_solver_save_examples(d->p.solver, i, i + 1, b));
+        STRUX_TRY(strux_search_save(d->p.search, i, i + 1, b));
     }
     return STRUX_OK;
 }
 
-/* strux_comm_collect's sink on rank 0: split a rank's records into the checkpoint's blobs. */
-static strux_status add_blocks(void *ctx, int rank, const void *data, size_t n)
+/* strux_comm_collect's sink on rank 0: a rank's records into the checkpoint (ranks hold
+ * ascending example ranges, so they arrive in example order). */
+static strux_status add_examples(void *ctx, int rank, const void *data, size_t n)
 {
-    (void)rank;
-    const unsigned char *p = data, *end = p + n;
-    while (p < end) {
-        int32_t k;
-        uint64_t size;
-        STRUX_CHECK((size_t)(end - p) >= sizeof k + sizeof size, STRUX_ERR_INTERNAL,
-                    "truncated block record");
-        memcpy(&k, p, sizeof k);
-        memcpy(&size, p + sizeof k, sizeof size);
-        p += sizeof k + sizeof size;
-        STRUX_CHECK((uint64_t)(end - p) >= size, STRUX_ERR_INTERNAL, "truncated block record");
-        STRUX_TRY(strux_io_checkpoint_add(ctx, k, p, (size_t)size));
-        p += size;
-    }
-    return STRUX_OK;
+    int64_t head[2];
+    STRUX_CHECK(n >= sizeof head, STRUX_ERR_INTERNAL, "truncated example records of rank %d", rank);
+    memcpy(head, data, sizeof head);
+    size_t table = ((size_t)head[1] + 1) * sizeof(int64_t);
+    STRUX_CHECK(head[1] >= 0 && n >= sizeof head + table, STRUX_ERR_INTERNAL,
+                "truncated example records of rank %d", rank);
+    const unsigned char *p = data;
+    int64_t *offsets = NULL;
+    STRUX_TRY(strux_alloc_array(&offsets, (size_t)head[1] + 1, sizeof *offsets));
+    memcpy(offsets, p + sizeof head, table);
+    strux_status st = STRUX_OK;
+    if ((uint64_t)offsets[head[1]] != n - sizeof head - table)
+        st = strux_error_set(STRUX_ERR_INTERNAL, __FILE__, __LINE__, __func__,
+                             "example records of rank %d: %lld bytes announced, %zu sent", rank,
+                             (long long)offsets[head[1]], n - sizeof head - table);
+    if (st == STRUX_OK)
+        st = strux_io_checkpoint_add_examples(ctx, head[0], head[1], offsets,
+                                              p + sizeof head + table);
+    strux_free(&offsets);
+    return st;
 }
 
 strux_status strux_driver_checkpoint(strux_driver *d)
 {
     strux_comm *comm = d->p.comm;
     strux_comm_set_phase(comm, "the checkpoint write");
-    strux_blob shared = {0}, blocks = {0};
+    STRUX_TRY(strux_solver_prepare_save(d->p.solver));
+    /* between two rounds of an epoch: the oracle calls and the time of its part so far */
+    int64_t calls = d->calls;
+    double train_s = d->train_s;
+    if (d->in_epoch) {
+        int64_t part = strux_task_oracle_calls(d->p.task) - d->epoch_c0;
+        STRUX_TRY(strux_comm_allreduce_sum_i64(comm, &part, 1));
+        calls += part;
+        train_s += strux_time_now() - d->epoch_t0;
+    }
+    strux_blob shared = {0}, records = {0};
     strux_model *exported = NULL;
     strux_checkpoint_writer *w = NULL;
-    strux_status st = save_blocks(d, &blocks);
+    strux_status st = save_examples(d, &records);
     if (st == STRUX_OK && strux_comm_rank(comm) == 0) {
         const strux_model *m = d->p.model;
         strux_checkpoint_info ck = {.epoch = d->epoch,
                                     .n_ranks = strux_comm_size(comm),
                                     .n_blocks = strux_dataset_n_blocks(d->p.train),
-                                    .train_s = d->train_s,
-                                    .oracle_calls = d->calls,
+                                    .n_examples = d->p.train->n_global,
+                                    .train_s = train_s,
+                                    .oracle_calls = calls,
                                     .data_fingerprint = d->fingerprint};
         st = save_shared(d, &shared);
         /* with data.scale the exported weights differ from the training ones: both are kept */
@@ -463,14 +520,21 @@ strux_status strux_driver_checkpoint(strux_driver *d)
         }
     }
     st = strux_comm_agree(comm, st);
-    if (st == STRUX_OK) st = strux_comm_collect(comm, blocks.data, blocks.n, add_blocks, w);
+    if (st == STRUX_OK) st = strux_comm_collect(comm, records.data, records.n, add_examples, w);
     if (strux_comm_rank(comm) == 0) st = strux_io_checkpoint_end(&w, st);
     strux_model_destroy(&exported);
     strux_blob_free(&shared);
-    strux_blob_free(&blocks);
+    strux_blob_free(&records);
     STRUX_TRY(strux_comm_agree(comm, st));
-    strux_log(STRUX_LOG_INFO, "checkpoint after epoch %lld written to %s", (long long)d->epoch,
-              d->opt.checkpoint);
+    d->last_checkpoint = strux_time_now();
+    int64_t at = strux_solver_epoch_position(d->p.solver);
+    if (at > 0)
+        strux_log(STRUX_LOG_INFO, "checkpoint at example %lld of %lld of epoch %lld written to %s",
+                  (long long)at, (long long)d->p.train->n_global, (long long)d->epoch + 1,
+                  d->opt.checkpoint);
+    else
+        strux_log(STRUX_LOG_INFO, "checkpoint after epoch %lld written to %s", (long long)d->epoch,
+                  d->opt.checkpoint);
     return STRUX_OK;
 }
 
@@ -484,21 +548,26 @@ static strux_status consumed(const strux_blob *b, const char *path, const char *
     return STRUX_OK;
 }
 
-/* This rank's data blocks from the checkpoint into the solver and the search. */
-static strux_status load_blocks(strux_driver *d, const char *path)
+/* This rank's examples' records from the checkpoint into the solver and the search, one
+ * example at a time (each record must be read to its end). */
+static strux_status load_examples(strux_driver *d, const char *path)
 {
     const strux_dataset *ds = d->p.train;
-    strux_status st = STRUX_OK;
-    for (int32_t k = ds->block_lo; k < ds->block_hi && st == STRUX_OK; k++) {
-        int64_t i0, i1;
-        strux_dataset_block_range(ds, k, &i0, &i1);
-        strux_blob b = {0};
-        st = strux_io_checkpoint_read_block(path, k, &b);
-        if (st == STRUX_OK) st = strux_solver_load_examples(d->p.solver, i0, i1, &b);
-        if (st == STRUX_OK) st = strux_search_load(d->p.search, i0, i1, &b);
-        if (st == STRUX_OK) st = consumed(&b, path, "state of a data block");
-        strux_blob_free(&b);
+    int64_t n = ds->n_local, *offsets = NULL;
+    strux_blob b = {0};
+    strux_status st = strux_alloc_array(&offsets, (size_t)n + 1, sizeof *offsets);
+    if (st == STRUX_OK) st = strux_io_checkpoint_read_examples(path, ds->first, n, offsets, &b);
+    size_t end = b.n;
+    for (int64_t i = 0; i < n && st == STRUX_OK; i++) {
+        b.pos = (size_t)offsets[i];
+        b.n = (size_t)offsets[i + 1]; /* a record cannot read into the next */
+        st = strux_solver_load_examples(d->p.solver, i, i + 1, &b);
+        if (st == STRUX_OK) st = strux_search_load(d->p.search, i, i + 1, &b);
+        if (st == STRUX_OK) st = consumed(&b, path, "state of an example");
     }
+    b.n = end;
+    strux_blob_free(&b);
+    strux_free(&offsets);
     return st;
 }
 
@@ -600,13 +669,11 @@ static strux_status restore(strux_driver *d, const char *path)
                              "or the outer loop differs?)",
                              path, info.curve.n_cols, in->curve.n_cols);
     if (st == STRUX_OK) st = strux_io_checkpoint_read(path, &ck, d->p.model, &shared);
-    if (st == STRUX_OK && ck.n_blocks != strux_dataset_n_blocks(ds))
-        st = strux_error_set(STRUX_ERR_CONFIG, __FILE__, __LINE__, __func__,
-                             "%s: written by %d rank(s) with %d data block(s); this run has %d "
-                             "block(s) on %d rank(s): resume with the same solver.blocks (with "
-                             "solver.blocks = 0 every rank is one block: mpirun -np %d)",
-                             path, ck.n_ranks, ck.n_blocks, strux_dataset_n_blocks(ds),
-                             strux_comm_size(comm), ck.n_blocks);
+    if (st == STRUX_OK && ck.n_examples != ds->n_global)
+        st = strux_error_set(STRUX_ERR_INPUT, __FILE__, __LINE__, __func__,
+                             "%s: holds the state of %lld examples; this run's training data %s "
+                             "has %lld",
+                             path, (long long)ck.n_examples, ds->path, (long long)ds->n_global);
     if (st == STRUX_OK && ck.data_fingerprint != d->fingerprint)
         st = strux_error_set(STRUX_ERR_CONFIG, __FILE__, __LINE__, __func__,
                              "%s: written for other training data (fingerprint %016llx; this "
@@ -617,7 +684,7 @@ static strux_status restore(strux_driver *d, const char *path)
     if (st == STRUX_OK) st = same_options(path, info.config, in->config);
     if (st == STRUX_OK) st = load_shared(d, &shared);
     if (st == STRUX_OK) st = consumed(&shared, path, "shared state");
-    if (st == STRUX_OK) st = load_blocks(d, path);
+    if (st == STRUX_OK) st = load_examples(d, path);
     if (st == STRUX_OK) {
         strux_curve_free(&in->curve);
         in->curve = info.curve;
@@ -631,7 +698,19 @@ static strux_status restore(strux_driver *d, const char *path)
     strux_model_destroy(&m);
     strux_model_info_free(&info);
     STRUX_TRY(strux_comm_agree(comm, st));
-    strux_log(STRUX_LOG_INFO, "resumed from %s after epoch %lld", path, (long long)d->epoch);
+    int64_t at = strux_solver_epoch_position(d->p.solver);
+    if (at > 0)
+        strux_log(STRUX_LOG_INFO, "resumed from %s at example %lld of %lld of epoch %lld", path,
+                  (long long)at, (long long)ds->n_global, (long long)d->epoch + 1);
+    else
+        strux_log(STRUX_LOG_INFO, "resumed from %s after epoch %lld", path, (long long)d->epoch);
+    if (ck.n_blocks != strux_dataset_n_blocks(ds) && strux_comm_rank(comm) == 0)
+        strux_log(STRUX_LOG_WARN,
+                  "%s was written with %d data block(s), this run has %d: it continues from the "
+                  "checkpoint's dual point, but its path differs from an unbroken run's from here "
+                  "(the optimum is the same); a fixed solver.blocks keeps one path on any rank "
+                  "count",
+                  path, ck.n_blocks, strux_dataset_n_blocks(ds));
     return STRUX_OK;
 }
 

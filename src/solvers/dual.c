@@ -1,7 +1,9 @@
 /* solvers/dual.c - the dual block engine of bcfw, sdca and cutting_plane (dual.h): block storage,
- * CoCoA+ rounds (local passes against wl, one allreduce of Δw), the dual objective and gap,
- * BCFW's weighted averaging over rounds, checkpoint state, and the line-searched block step that
- * BCFW and SDCA share. The methods supply the per-example visit. */
+ * CoCoA+ rounds (local passes against wl, one allreduce of Δw; between two rounds the caller's
+ * round function, where a run stops or checkpoints mid-epoch), the dual objective and gap,
+ * BCFW's weighted averaging over rounds, checkpoint state (a round boundary is a complete state),
+ * and the line-searched block step that BCFW and SDCA share. The methods supply the per-example
+ * visit. */
 #include "dual.h"
 
 #include <math.h>
@@ -204,17 +206,23 @@ void strux_dual_epoch_order(strux_solver *s, dual_data *d)
 }
 
 /* One pass over the data in the global order of (seed, epoch), cut into rounds of
- * solver.sync_every examples (all of them when 0), each round H local passes and a sync. */
+ * solver.sync_every examples (all of them when 0), each round H local passes and a sync; between
+ * two rounds the caller's round function (a stop or a checkpoint: it may end the epoch there, and
+ * a resumed epoch starts at next_at). */
 static strux_status dual_epoch(strux_solver *s)
 {
     dual_data *d = s->data;
     int64_t n = s->ds->n_global, B = s->opt.sync_every > 0 ? s->opt.sync_every : n;
     strux_dual_epoch_order(s, d);
-    for (int64_t j0 = 0; j0 < n; j0 += B) {
+    for (int64_t j0 = d->next_at; j0 < n; j0 += B) {
         int64_t j1 = j0 + B < n ? j0 + B : n;
         STRUX_TRY(strux_comm_agree(s->comm, local_round(s, d, j0, j1)));
         STRUX_TRY(sync_round(s, d));
+        if (j1 == n) break;
+        d->next_at = j1;
+        STRUX_TRY(strux_solver_round(s));
     }
+    d->next_at = 0;
     STRUX_TRY(strux_comm_agree(s->comm, strux_model_status(d->wl)));
     int64_t bad = strux_model_find_non_finite(d->w); /* agreed weights: every rank sees it */
     STRUX_CHECK(bad < 0, STRUX_ERR_NUMERIC, "weight %lld is not finite after epoch %lld",
@@ -234,22 +242,41 @@ static strux_status dual_certificate(strux_solver *s, strux_certificate *c)
     return STRUX_OK;
 }
 
-/* Checkpoint, global part (identical on every rank): the round count and the iterate when it
- * differs from the model. wl equals w between rounds. */
+/* Checkpoint, global part (identical on every rank): the round count, the position in an
+ * interrupted epoch, the iterate when it differs from the model, the method's global state. wl
+ * equals w between rounds. */
 static strux_status dual_save(const strux_solver *s, strux_blob *b)
 {
     const dual_data *d = s->data;
     STRUX_TRY(strux_blob_put(b, &d->rounds, sizeof d->rounds));
+    STRUX_TRY(strux_blob_put(b, &d->next_at, sizeof d->next_at));
     if (d->w != s->model) STRUX_TRY(strux_model_put(d->w, b));
-    return STRUX_OK;
+    return d->method->save_global ? d->method->save_global(d, b) : STRUX_OK;
 }
 
 static strux_status dual_load(strux_solver *s, strux_blob *b)
 {
     dual_data *d = s->data;
     STRUX_TRY(strux_blob_get(b, &d->rounds, sizeof d->rounds, "rounds"));
+    STRUX_TRY(strux_blob_get(b, &d->next_at, sizeof d->next_at, "position in the epoch"));
+    STRUX_CHECK(d->next_at >= 0 && d->next_at < s->ds->n_global, STRUX_ERR_INPUT,
+                "the checkpoint stops its epoch at example %lld of %lld (another data file?)",
+                (long long)d->next_at, (long long)s->ds->n_global);
     if (d->w != s->model) STRUX_TRY(strux_model_get_blob(d->w, b, "iterate"));
+    if (d->method->load_global) STRUX_TRY(d->method->load_global(d, b));
     return strux_model_copy(d->wl, d->w);
+}
+
+static strux_status dual_prepare_save(strux_solver *s)
+{
+    dual_data *d = s->data;
+    return d->method->reduce_partial ? d->method->reduce_partial(s, d) : STRUX_OK;
+}
+
+static int64_t dual_epoch_position(const strux_solver *s)
+{
+    const dual_data *d = s->data;
+    return d->next_at;
 }
 
 /* Checkpoint, per data block: the dual blocks and loss shares of local examples [i0, i1), then
@@ -364,4 +391,6 @@ const struct strux_solver_ops strux_dual_ops = {
     .save_examples = dual_save_examples,
     .load_examples = dual_load_examples,
     .destroy = dual_destroy,
+    .prepare_save = dual_prepare_save,
+    .epoch_position = dual_epoch_position,
 };

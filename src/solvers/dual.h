@@ -36,10 +36,16 @@ typedef struct dual_method {
      * of an epoch, before its sync (against that block's wl) */
     strux_status (*epoch_end)(strux_solver *s, dual_data *d, int64_t i0, int64_t i1);
     /* optional: per-example state beyond the dual blocks of local examples [i0, i1), for
-     * checkpoints */
+     * checkpoints (saved one example at a time: nothing global here) */
     strux_status (*save)(const strux_solver *s, const dual_data *d, int64_t i0, int64_t i1,
                          strux_blob *b);
     strux_status (*load)(strux_solver *s, dual_data *d, int64_t i0, int64_t i1, strux_blob *b);
+    /* optional: the state the same on every rank (shrinking thresholds), for checkpoints; after
+     * reduce_partial (Collective) that includes what the epoch so far has accumulated per rank,
+     * reduced over the ranks (a checkpoint between rounds) */
+    strux_status (*save_global)(const dual_data *d, strux_blob *b);
+    strux_status (*load_global)(dual_data *d, strux_blob *b);
+    strux_status (*reduce_partial)(strux_solver *s, dual_data *d);
     void (*destroy)(dual_data *d);
     /* the method runs its own rounds (rta): σ′ = 1 and no CoCoA+ view or Δw slots */
     int own_rounds;
@@ -61,6 +67,7 @@ struct dual_data {
     int64_t dw_len;   /* stored weights + free parameters per slot; 0: rank-ordered allreduce */
     double n;         /* W = Σ v_i: the global example count, or the sum of the loss weights */
     int64_t rounds;   /* syncs so far (weighted averaging) */
+    int64_t next_at;  /* where in the epoch's order the next round starts (0 between epochs) */
     int64_t *perm;    /* the global example order of the current pass */
     strux_pot pot;    /* potentials of the visited example at wl */
     strux_label truth;

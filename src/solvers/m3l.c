@@ -368,16 +368,12 @@ static strux_status m3l_certificate(strux_solver *s, strux_certificate *c)
     return STRUX_OK;
 }
 
-/* Checkpoint, per data block: the per-label thresholds and return ranges (global, the same in
- * every block) and the shrunk flags of the block's coordinates. */
+/* Checkpoint, per example: the shrunk flags of its coordinates. */
 static strux_status m3l_save(const strux_solver *s, const dual_data *d, int64_t i0, int64_t i1,
                              strux_blob *b)
 {
     (void)s;
     const m3l_data *m = d->mdata;
-    STRUX_TRY(strux_blob_put(b, m->th_max, (size_t)m->L * sizeof *m->th_max));
-    STRUX_TRY(strux_blob_put(b, m->th_min, (size_t)m->L * sizeof *m->th_min));
-    STRUX_TRY(strux_blob_put(b, m->eps, (size_t)m->L * sizeof *m->eps));
     return strux_blob_put(b, m->out + d->off[i0], (size_t)(d->off[i1] - d->off[i0]));
 }
 
@@ -385,13 +381,46 @@ static strux_status m3l_load(strux_solver *s, dual_data *d, int64_t i0, int64_t 
 {
     (void)s;
     m3l_data *m = d->mdata;
-    STRUX_TRY(strux_blob_get(b, m->th_max, (size_t)m->L * sizeof *m->th_max,
-                             "m3l shrinking thresholds"));
-    STRUX_TRY(strux_blob_get(b, m->th_min, (size_t)m->L * sizeof *m->th_min,
-                             "m3l shrinking thresholds"));
-    STRUX_TRY(strux_blob_get(b, m->eps, (size_t)m->L * sizeof *m->eps, "m3l shrinking ranges"));
     return strux_blob_get(b, m->out + d->off[i0], (size_t)(d->off[i1] - d->off[i0]),
                           "m3l shrunk coordinates");
+}
+
+/* The epoch's per-label ranges so far, over all ranks (a checkpoint between rounds): the max/min
+ * reduction of m3l_epoch_done is idempotent, so it ends the same. */
+static strux_status m3l_reduce_partial(strux_solver *s, dual_data *d)
+{
+    m3l_data *m = d->mdata;
+    if (!m->shrink) return STRUX_OK;
+    int32_t L = m->L;
+    for (int32_t l = 0; l < L; l++) {
+        m->red[l] = m->pg_max[l];
+        m->red[L + l] = -m->pg_min[l];
+    }
+    STRUX_TRY(strux_comm_allreduce_max(s->comm, m->red, 2 * (int64_t)L));
+    for (int32_t l = 0; l < L; l++) {
+        m->pg_max[l] = m->red[l];
+        m->pg_min[l] = -m->red[L + l];
+    }
+    return STRUX_OK;
+}
+
+/* Checkpoint, global: the per-label thresholds, return ranges and the epoch's ranges so far. */
+static strux_status m3l_save_global(const dual_data *d, strux_blob *b)
+{
+    const m3l_data *m = d->mdata;
+    const double *v[5] = {m->th_max, m->th_min, m->eps, m->pg_max, m->pg_min};
+    for (int k = 0; k < 5; k++)
+        STRUX_TRY(strux_blob_put(b, v[k], (size_t)m->L * sizeof *v[k]));
+    return STRUX_OK;
+}
+
+static strux_status m3l_load_global(dual_data *d, strux_blob *b)
+{
+    m3l_data *m = d->mdata;
+    double *v[5] = {m->th_max, m->th_min, m->eps, m->pg_max, m->pg_min};
+    for (int k = 0; k < 5; k++)
+        STRUX_TRY(strux_blob_get(b, v[k], (size_t)m->L * sizeof *v[k], "m3l shrinking ranges"));
+    return STRUX_OK;
 }
 
 static void m3l_destroy(dual_data *d)
@@ -423,6 +452,9 @@ static const dual_method m3l_method = {.visit = m3l_visit,
                                        .epoch_done = m3l_epoch_done,
                                        .save = m3l_save,
                                        .load = m3l_load,
+                                       .save_global = m3l_save_global,
+                                       .load_global = m3l_load_global,
+                                       .reduce_partial = m3l_reduce_partial,
                                        .destroy = m3l_destroy};
 
 strux_status strux_solver_create_m3l(strux_solver *s)

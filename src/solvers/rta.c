@@ -741,6 +741,14 @@ static strux_status rta_load(strux_solver *s, strux_blob *b)
                 (long long)m->B, (long long)m->B_max);
     return STRUX_OK;
 }
+static strux_status rta_prepare_save(strux_solver *s)
+{
+    return strux_dual_ops.prepare_save(s);
+}
+static int64_t rta_epoch_position(const strux_solver *s)
+{
+    return strux_dual_ops.epoch_position(s);
+}
 static strux_status rta_save_examples(const strux_solver *s, int64_t i0, int64_t i1, strux_blob *b)
 {
     return strux_dual_ops.save_examples(s, i0, i1, b);
@@ -766,6 +774,8 @@ static const struct strux_solver_ops rta_ops = {
     .save = rta_save,
     .load = rta_load,
     .save_examples = rta_save_examples,
+    .prepare_save = rta_prepare_save,
+    .epoch_position = rta_epoch_position,
     .load_examples = rta_load_examples,
     .destroy = rta_destroy_ops,
     .columns = rta_columns,

@@ -184,17 +184,13 @@ static void sdca_reset(dual_data *d)
     m->level = SHRINK_EPS;
 }
 
-/* Checkpoint, per data block: the shrunk flags of its coefficients and the thresholds (global,
- * the same in every block). */
+/* Checkpoint, per example: the shrunk flags of its coefficients. */
 static strux_status sdca_save(const strux_solver *s, const dual_data *d, int64_t i0, int64_t i1,
                               strux_blob *b)
 {
     (void)s;
     const sdca_data *m = d->mdata;
     if (!m->per_part) return STRUX_OK;
-    STRUX_TRY(strux_blob_put(b, &m->th_max, sizeof m->th_max));
-    STRUX_TRY(strux_blob_put(b, &m->th_min, sizeof m->th_min));
-    STRUX_TRY(strux_blob_put(b, &m->level, sizeof m->level));
     return strux_blob_put(b, m->out + d->off[i0], (size_t)(d->off[i1] - d->off[i0]));
 }
 
@@ -204,11 +200,40 @@ static strux_status sdca_load(strux_solver *s, dual_data *d, int64_t i0, int64_t
     (void)s;
     sdca_data *m = d->mdata;
     if (!m->per_part) return STRUX_OK;
-    STRUX_TRY(strux_blob_get(b, &m->th_max, sizeof m->th_max, "sdca shrinking thresholds"));
-    STRUX_TRY(strux_blob_get(b, &m->th_min, sizeof m->th_min, "sdca shrinking thresholds"));
-    STRUX_TRY(strux_blob_get(b, &m->level, sizeof m->level, "sdca shrinking thresholds"));
     return strux_blob_get(b, m->out + d->off[i0], (size_t)(d->off[i1] - d->off[i0]),
                           "sdca shrunk coordinates");
+}
+
+/* The epoch's projected-gradient range so far, over all ranks (a checkpoint between rounds): the
+ * max/min reduction of sdca_epoch_done is idempotent, so it ends the same. */
+static strux_status sdca_reduce_partial(strux_solver *s, dual_data *d)
+{
+    sdca_data *m = d->mdata;
+    if (!m->shrink) return STRUX_OK;
+    double r[2] = {m->pg_max, -m->pg_min};
+    STRUX_TRY(strux_comm_allreduce_max(s->comm, r, 2));
+    m->pg_max = r[0];
+    m->pg_min = -r[1];
+    return STRUX_OK;
+}
+
+/* Checkpoint, global: the thresholds, the return level and the epoch's range so far. */
+static strux_status sdca_save_global(const dual_data *d, strux_blob *b)
+{
+    const sdca_data *m = d->mdata;
+    if (!m->per_part) return STRUX_OK;
+    const double v[5] = {m->th_max, m->th_min, m->level, m->pg_max, m->pg_min};
+    return strux_blob_put(b, v, sizeof v);
+}
+
+static strux_status sdca_load_global(dual_data *d, strux_blob *b)
+{
+    sdca_data *m = d->mdata;
+    if (!m->per_part) return STRUX_OK;
+    double v[5];
+    STRUX_TRY(strux_blob_get(b, v, sizeof v, "sdca shrinking thresholds"));
+    m->th_max = v[0], m->th_min = v[1], m->level = v[2], m->pg_max = v[3], m->pg_min = v[4];
+    return STRUX_OK;
 }
 
 static void sdca_destroy(dual_data *d)
@@ -230,6 +255,9 @@ static const dual_method sdca_method = {.visit = sdca_visit,
                                         .reset = sdca_reset,
                                         .save = sdca_save,
                                         .load = sdca_load,
+                                        .save_global = sdca_save_global,
+                                        .load_global = sdca_load_global,
+                                        .reduce_partial = sdca_reduce_partial,
                                         .destroy = sdca_destroy};
 
 strux_status strux_solver_create_sdca(strux_solver *s)

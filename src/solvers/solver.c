@@ -320,6 +320,22 @@ void strux_solver_set_progress(strux_solver *s, strux_progress_fn fn, void *ctx)
     s->progress_ctx = ctx;
 }
 
+void strux_solver_set_round_fn(strux_solver *s, strux_round_fn fn, void *ctx)
+{
+    s->round = fn;
+    s->round_ctx = ctx;
+}
+
+strux_status strux_solver_prepare_save(strux_solver *s)
+{
+    return s->ops->prepare_save ? s->ops->prepare_save(s) : STRUX_OK;
+}
+
+int64_t strux_solver_epoch_position(const strux_solver *s)
+{
+    return s->ops->epoch_position ? s->ops->epoch_position(s) : 0;
+}
+
 strux_status strux_solver_epoch(strux_solver *s)
 {
     STRUX_TRY(s->ops->epoch(s));

@@ -25,6 +25,9 @@ struct strux_solver_ops {
     /* optional: follow a change of the task's features (strux_solver_rescale_rows); g has one
      * factor per weight row, g_k = 0 meaning the row is dead */
     strux_status (*rescale_rows)(strux_solver *s, const double *g);
+    /* optional: strux_solver_prepare_save (Collective) and strux_solver_epoch_position */
+    strux_status (*prepare_save)(strux_solver *s);
+    int64_t (*epoch_position)(const strux_solver *s);
 };
 
 struct strux_solver {
@@ -41,8 +44,16 @@ struct strux_solver {
     int64_t epoch;              /* epochs completed */
     strux_progress_fn progress; /* NULL, or called after each step */
     void *progress_ctx;
+    strux_round_fn round;       /* NULL, or called between the rounds of an epoch */
+    void *round_ctx;
     void *data; /* implementation state, owned */
 };
+
+/* Between two rounds of an epoch (see strux_solver_set_round_fn): the caller's round function. */
+static inline strux_status strux_solver_round(strux_solver *s)
+{
+    return s->round ? s->round(s->round_ctx, s) : STRUX_OK;
+}
 
 /* Report done of total examples processed in this epoch (see strux_solver_set_progress). */
 static inline void strux_solver_progress(const strux_solver *s, int64_t done, int64_t total)

@@ -79,10 +79,6 @@ static strux_status read_hierarchy(hier_data *d)
         STRUX_TRY(strux_hierarchy_read(d->opt.hierarchy, NULL, &d->h));
     }
     d->m_file = d->h->n_nodes;
-    STRUX_CHECK(d->model != H_SSVM || d->h->is_tree, STRUX_ERR_CONFIG,
-                "task.model = ssvm needs a tree (Algorithm 5, hierarchical.md §4.3), but node "
-                "%lld of %s has two or more parents",
-                (long long)strux_hierarchy_print_id(d->h, d->h->multi_parent), d->opt.hierarchy);
     if (!d->h->is_tree && d->model != H_FLAT && d->model != H_HSVM)
         STRUX_CHECK(d->opt.rho == 2, STRUX_ERR_CONFIG,
                     "task.rho = %g: on a DAG (%s) only rho = 2 is solved (hierarchical.md §3.3)",
@@ -116,6 +112,26 @@ strux_status strux_hier_task_closure(hier_data *d, const strux_dataset *ds, int6
                                    n);
 }
 
+/* SSVM on a DAG (the convex extension of §4.3) starts from the structural α of the DAG (1 ≤
+ * Σ_{Ā(l)} α ≤ T) divided by its largest path sum, into SSVM's constraint Σ ≤ 1, then lifted to
+ * task.alpha_floor on every node but a zeroed root: the DAG programme leaves some α_n = 0, and a
+ * node at 0 never learns (solvers/alpha.c: its U_n stays 0). */
+static void ssvm_dag_start(hier_data *d)
+{
+    const strux_hierarchy *h = d->h;
+    double fullest = 0;
+    for (int32_t l = 0; l < h->n_leaves; l++) {
+        double sum = 0;
+        for (int64_t q = h->anc_ptr[l]; q < h->anc_ptr[l + 1]; q++)
+            sum += d->alpha[h->anc_idx[q]];
+        fullest = fmax(fullest, sum);
+    }
+    for (int32_t n = 0; n < h->n_nodes; n++) {
+        if (fullest > 1) d->alpha[n] /= fullest;
+        if (d->alpha[n] > 0 || n > 0) d->alpha[n] = fmax(d->alpha[n], d->opt.alpha_floor);
+    }
+}
+
 /* The α of the model (§2 table, §3) and c = √α. */
 static strux_status set_alpha(hier_data *d)
 {
@@ -137,6 +153,7 @@ static strux_status set_alpha(hier_data *d)
             ao.program = STRUX_ALPHA_RHO_DIRECTIONAL;
         if (d->model == H_SSVM) ao.rho = 2; /* §4.2: SSVM starts at the structural ρ = 2 α */
         STRUX_TRY(strux_alpha_structural(h, &ao, d->alpha));
+        if (d->model == H_SSVM && !h->is_tree) ssvm_dag_start(d);
     }
     for (int32_t n = 0; n < M; n++) {
         if (d->alpha[n] < 0) d->alpha[n] = 0; /* the QP's rounding: −1e-17 is 0 */
@@ -190,8 +207,6 @@ strux_status strux_hier_task_finalise(hier_data *d, int multi, const unsigned ch
                 "task.loss = %s does not decompose over nodes: multi-label hierarchies take "
                 "node_hamming, leaf_hamming or tree",
                 loss_names[loss]);
-    STRUX_CHECK(d->model != H_SSVM || !multi || h->is_tree, STRUX_ERR_CONFIG,
-                "task.model = ssvm needs a tree");
     d->loss = loss;
     STRUX_TRY(strux_alloc_array(&d->alpha, (size_t)M, sizeof *d->alpha));
     STRUX_TRY(strux_alloc_array(&d->mult, (size_t)M, sizeof *d->mult));

@@ -47,7 +47,8 @@ const strux_opt_spec strux_task_opt_specs[] = {
     {"task.model", STRUX_OPT_CHOICE, offsetof(strux_task_options, model), "nhsvm", 0, 0,
      "flat|hsvm|nhsvm|ssvm",
      "hierarchy: flat multi-class SVM on the leaves, HSVM (every node weight 1), normalised HSVM "
-     "(structural alpha, hierarchical.md §2.3), or SSVM (alpha learned, shared Frobenius norm)"},
+     "(structural alpha, hierarchical.md §2.3), or SSVM (alpha learned, shared Frobenius norm; on "
+     "a DAG by the convex extension of §4.3, not in the thesis)"},
     {"task.labels", STRUX_OPT_CHOICE, offsetof(strux_task_options, labels), "auto", 0, 0,
      "auto|single|multi",
      "hierarchy: label space; auto = multi when some training example has two most specific "

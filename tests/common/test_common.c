@@ -105,3 +105,30 @@ double *test_model_flat(const strux_model *m)
     test_model_get_flat(m, w);
     return w;
 }
+
+static double rel_diff(double x, double y)
+{
+    return x == y ? 0 : fabs(x - y) / fmax(1e-300, fmax(fabs(x), fabs(y)));
+}
+
+double test_model_max_rel_diff(const strux_model *a, const strux_model *b)
+{
+    int32_t K = strux_model_n_rows(a), D = strux_model_dim(a);
+    int64_t E = strux_model_n_extra(a);
+    if (K != strux_model_n_rows(b) || D != strux_model_dim(b) || E != strux_model_n_extra(b))
+        return INFINITY;
+    double worst = 0, *ra = malloc((size_t)D * sizeof *ra + 1), *rb = malloc((size_t)D * sizeof *rb + 1);
+    if (!ra || !rb) worst = INFINITY;
+    for (int32_t k = 0; ra && rb && k < K; k++) {
+        strux_model_get_row(a, k, ra);
+        strux_model_get_row(b, k, rb);
+        for (int32_t j = 0; j < D; j++)
+            worst = fmax(worst, rel_diff(ra[j], rb[j]));
+    }
+    const double *ea = strux_model_extra(a), *eb = strux_model_extra(b);
+    for (int64_t q = 0; q < E; q++)
+        worst = fmax(worst, rel_diff(ea[q], eb[q]));
+    free(ra);
+    free(rb);
+    return worst;
+}

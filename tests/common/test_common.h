@@ -42,5 +42,8 @@ void test_model_set_flat(strux_model *m, const double *w);
 extern const strux_model_kind test_model_kinds[TEST_MODEL_KINDS];
 /* A flat copy of m's weights (malloc'd; the caller frees). */
 double *test_model_flat(const strux_model *m);
+/* The largest relative difference |x − y| / max(|x|, |y|) over every weight of a and b (rows, then
+ * the free parameters; 0 where equal); INFINITY when their shapes differ. */
+double test_model_max_rel_diff(const strux_model *a, const strux_model *b);
 
 #endif

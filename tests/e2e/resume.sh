@@ -2,8 +2,10 @@
 # (sent to mpirun, which forwards it to every rank) writes its checkpoint after the current epoch,
 # exits 0 and says how to resume; the resumed run ends with the model of the uninterrupted run to
 # 1e-9 relative (every solver; slack rescaling so that the searches' warm-start state matters)
-# and rewrites the metrics log to match it; periodic checkpoints are valid model files; resuming
-# with another rank count, from a plain model, or from a missing file fails with the reason.
+# and rewrites the metrics log to match it; periodic checkpoints are valid model files; a
+# checkpoint resumes at another rank count (solver.blocks = 0: fewer ranks keep its blocks and
+# its path, more ranks re-block with a warning); resuming from a plain model, or from a missing
+# file fails with the reason.
 . tests/common/tap.sh
 C=configs/yeast_slack.ini
 COMMON=(--quiet --set output.eval_every=0 --set solver.epochs=40 --set solver.tol=0)
@@ -64,9 +66,21 @@ ok $? "output.checkpoint_every = 10 leaves the checkpoint of epoch 20 of 30 (h5d
     >"$WORK/every.json" 2>/dev/null && grep -q '"hamming_loss"' "$WORK/every.json"
 ok $? "a checkpoint is a model file: strux eval scores it"
 
-expect_fail 2 "written by 1 rank\(s\) with 1 data block\(s\); this run has 2 block\(s\) on 2 rank\(s\): resume with the same solver.blocks \(with solver.blocks = 0 every rank is one block: mpirun -np 1\)" \
-    "resuming with another rank count without solver.blocks is refused" -- \
-    $MPIRUN -np 2 "$STRUX" train --resume "$WORK/every.h5"
+# another rank count (solver.blocks = 0, one block per rank of the first run): fewer ranks share
+# the checkpoint's blocks and end with the unbroken run's model; more ranks re-block (one per
+# rank) from the checkpoint's dual point and say that the path changes
+$MPIRUN -np 2 "$STRUX" train $C "${COMMON[@]}" --set solver.type=sdca --set solver.epochs=8 \
+    --set output.checkpoint_every=4 --set output.checkpoint="$WORK/two.ckpt.h5" \
+    --set output.model="$WORK/two.h5" --set output.metrics= >/dev/null 2>&1
+"$STRUX" train --resume "$WORK/two.ckpt.h5" --set output.model="$WORK/two_on_one.h5" \
+    --set output.metrics= >"$WORK/two_on_one.out" 2>&1 &&
+    grep -q "2 data block(s) (solver.blocks = 0: one per rank of the run that wrote it), 1 rank(s) now: the ranks share the checkpoint's blocks" "$WORK/two_on_one.out" &&
+    same_weights "$WORK/two.h5" "$WORK/two_on_one.h5"
+ok $? "a -np 2 checkpoint resumed at -np 1 keeps its 2 data blocks and ends with the unbroken model"
+$MPIRUN -np 2 "$STRUX" train --resume "$WORK/every.h5" --set output.model="$WORK/one_on_two.h5" \
+    >"$WORK/one_on_two.out" 2>&1 && [ -f "$WORK/one_on_two.h5" ] &&
+    grep -q "was written with 1 data block(s), this run has 2: it continues from the checkpoint's dual point" "$WORK/one_on_two.out"
+ok $? "a -np 1 checkpoint resumed at -np 2 continues with one block per rank and says the path changes"
 expect_fail 3 "a model without checkpoint state \(no /checkpoint group\)" \
     "resuming from a plain model is refused" -- \
     "$STRUX" train $C --resume "$WORK/e.h5" --set solver.type=bcfw --set output.model="$WORK/x.h5"

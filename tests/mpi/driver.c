@@ -9,6 +9,7 @@
 #include "strux/io.h"
 
 #include "mpi_check.h"
+#include "test_common.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -165,33 +166,6 @@ static strux_status run_start(strux_comm *c, run *r, double lambda, int with_hoo
     return strux_driver_start(r->driver, resume);
 }
 
-static double rel_diff(double x, double y)
-{
-    return x == y ? 0 : fabs(x - y) / fmax(1e-300, fmax(fabs(x), fabs(y)));
-}
-
-/* The largest relative difference over every weight (rows, then the free parameters); INFINITY
- * when the models differ in shape or the row buffers cannot be allocated. */
-static double max_rel_diff(const strux_model *a, const strux_model *b)
-{
-    int32_t K = strux_model_n_rows(a), D = strux_model_dim(a);
-    int64_t E = strux_model_n_extra(a);
-    if (K != strux_model_n_rows(b) || D != strux_model_dim(b) || E != strux_model_n_extra(b))
-        return INFINITY;
-    double worst = 0, *ra = malloc((size_t)D * sizeof *ra), *rb = malloc((size_t)D * sizeof *rb);
-    if (!ra || !rb) worst = INFINITY;
-    for (int32_t k = 0; ra && rb && k < K; k++) {
-        strux_model_get_row(a, k, ra);
-        strux_model_get_row(b, k, rb);
-        for (int32_t j = 0; j < D; j++) worst = fmax(worst, rel_diff(ra[j], rb[j]));
-    }
-    const double *ea = strux_model_extra(a), *eb = strux_model_extra(b);
-    for (int64_t q = 0; q < E; q++) worst = fmax(worst, rel_diff(ea[q], eb[q]));
-    free(ra);
-    free(rb);
-    return worst;
-}
-
 int main(int argc, char **argv)
 {
     strux_comm *c = NULL;
@@ -232,7 +206,7 @@ int main(int argc, char **argv)
     if (st == STRUX_OK) st = strux_driver_run(b.driver);
     mpi_check(c, resumed_at && st == STRUX_OK,
               "the resumed run starts at the same outer and inner step");
-    double diff = st == STRUX_OK ? max_rel_diff(a.model, b.model) : INFINITY;
+    double diff = st == STRUX_OK ? test_model_max_rel_diff(a.model, b.model) : INFINITY;
     mpi_check(c,
               diff == 0 && strux_driver_epoch(a.driver) == strux_driver_epoch(b.driver) &&
                   strux_solver_lambda(b.solver) == lambda / 4,

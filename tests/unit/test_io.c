@@ -206,14 +206,22 @@ static void test_checkpoint_round_trip(void **state)
     assert_strux_ok(strux_curve_append(&info.curve, (double[]){1}));
     char path[512];
     snprintf(path, sizeof path, "%s/c.ckpt.h5", test_tmpdir());
-    strux_checkpoint_info ck = {
-        .epoch = 5, .n_ranks = 1, .n_blocks = 2, .train_s = 1.25, .oracle_calls = 99};
+    strux_checkpoint_info ck = {.epoch = 5,
+                                .n_ranks = 1,
+                                .n_blocks = 2,
+                                .n_examples = 3,
+                                .train_s = 1.25,
+                                .oracle_calls = 99};
     strux_checkpoint_writer *w = NULL;
     strux_blob shared = {0};
     assert_strux_ok(strux_blob_put(&shared, "shared!", 7));
     assert_strux_ok(strux_io_checkpoint_begin(path, m, &info, w_train, &ck, &shared, &w));
-    assert_strux_ok(strux_io_checkpoint_add(w, 0, "block zero", 10));
-    assert_strux_ok(strux_io_checkpoint_add(w, 1, "one", 3));
+    /* the records of examples 0, 1 in one part, of example 2 in another */
+    const int64_t off01[3] = {0, 5, 10}, off2[2] = {0, 3};
+    assert_strux_fails(strux_io_checkpoint_add_examples(w, 1, 1, off2, "two"), STRUX_ERR_INTERNAL,
+                       "records of examples [1, 2) after 0 of 3");
+    assert_strux_ok(strux_io_checkpoint_add_examples(w, 0, 2, off01, "zero_one__"));
+    assert_strux_ok(strux_io_checkpoint_add_examples(w, 2, 1, off2, "two"));
     assert_strux_ok(strux_io_checkpoint_end(&w, STRUX_OK));
     /* a checkpoint is a model file */
     strux_model_info back_info;
@@ -237,17 +245,24 @@ static void test_checkpoint_round_trip(void **state)
         free(gt);
         assert_int_equal(blob.n, 7);
         assert_memory_equal(blob.data, "shared!", 7);
-        for (int k = 0; k < 2; k++) {
-            strux_blob b = {0};
-            assert_strux_ok(strux_io_checkpoint_read_block(path, k, &b));
-            assert_int_equal(b.n, k == 0 ? 10 : 3);
-            assert_memory_equal(b.data, k == 0 ? "block zero" : "one", b.n);
-            strux_blob_free(&b);
-        }
+        assert_int_equal(got.n_examples, 3);
+        /* any range, across the writer's parts, appended after what the blob holds */
         strux_blob b = {0};
-        assert_strux_fails(strux_io_checkpoint_read_block(path, 2, &b), STRUX_ERR_INPUT,
-                           "no checkpoint/block_2");
+        int64_t off[3];
+        assert_strux_ok(strux_blob_put(&b, "xy", 2));
+        assert_strux_ok(strux_io_checkpoint_read_examples(path, 1, 2, off, &b));
+        assert_int_equal(b.n, 10);
+        assert_memory_equal(b.data, "xyone__two", 10);
+        assert_int_equal(off[0], 2);
+        assert_int_equal(off[1], 7);
+        assert_int_equal(off[2], 10);
+        assert_strux_fails(strux_io_checkpoint_read_examples(path, 2, 2, off, &b), STRUX_ERR_INPUT,
+                           "holds the state of 3 examples, not of examples 3..4");
         strux_blob_free(&b);
+        strux_checkpoint_info peek = {0};
+        assert_strux_ok(strux_io_checkpoint_peek(path, &peek));
+        assert_int_equal(peek.n_blocks, 2);
+        assert_int_equal(peek.epoch, 5);
         strux_blob_free(&blob);
         strux_model_destroy(&back);
     }
@@ -262,9 +277,9 @@ static void test_checkpoint_round_trip(void **state)
     /* a failed write leaves nothing: no file, no temporary */
     snprintf(path, sizeof path, "%s/failed.ckpt.h5", test_tmpdir());
     assert_strux_ok(strux_io_checkpoint_begin(path, m, &info, w_train, &ck, &shared, &w));
-    assert_strux_ok(strux_io_checkpoint_add(w, 0, "x", 1));
+    assert_strux_ok(strux_io_checkpoint_add_examples(w, 0, 1, off2, "xyz"));
     assert_strux_fails(strux_io_checkpoint_end(&w, STRUX_OK), STRUX_ERR_INTERNAL,
-                       "1 of 2 block states written");
+                       "records of 1 of 3 examples written");
     strux_blob_free(&shared);
     assert_int_not_equal(access(path, F_OK), 0);
     char tmp[600];

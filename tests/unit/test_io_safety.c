@@ -210,15 +210,16 @@ static void test_disk_full(void **state)
     assert_int_equal(count_temps(full_dir), 0);
     assert_int_not_equal(access(p, F_OK), 0);
 
-    /* a checkpoint: the model part, the shared state and the block blobs */
+    /* a checkpoint: the model part, the shared state and the example records */
     snprintf(p, sizeof p, "%s/c.ckpt.h5", full_dir);
-    strux_checkpoint_info ck = {.epoch = 1, .n_ranks = 2, .n_blocks = 2};
+    strux_checkpoint_info ck = {.epoch = 1, .n_ranks = 2, .n_blocks = 2, .n_examples = 2};
     strux_checkpoint_writer *w = NULL;
     strux_blob shared = {0};
     strux_status st = strux_io_checkpoint_begin(p, m, &info, m, &ck, &shared, &w);
     double *flat = test_model_flat(m);
+    const int64_t off[2] = {0, (int64_t)((size_t)strux_model_n_w(m) * sizeof *flat)};
     for (int r = 0; st == STRUX_OK && r < 2; r++)
-        st = strux_io_checkpoint_add(w, r, flat, (size_t)strux_model_n_w(m) * sizeof *flat);
+        st = strux_io_checkpoint_add_examples(w, r, 1, off, flat);
     free(flat);
     assert_strux_fails(strux_io_checkpoint_end(&w, st), STRUX_ERR_IO, "disk full writing");
     assert_null(w);
