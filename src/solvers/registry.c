@@ -6,7 +6,8 @@ static const char *const sgd_keys[] = {"solver.batch", "solver.average", NULL};
 /* the CoCoA+ engine's keys (dual.c), read by every dual solver */
 #define DUAL_KEYS "solver.tol", "solver.local_passes", "solver.sync_every", "solver.blocks"
 static const char *const bcfw_keys[] = {DUAL_KEYS, "solver.weighted_average", NULL};
-static const char *const sdca_keys[] = {DUAL_KEYS, "solver.shrinking", NULL};
+static const char *const sdca_keys[] = {DUAL_KEYS, "solver.shrinking", "solver.dual_blocks",
+                                        NULL};
 static const char *const rta_keys[] = {DUAL_KEYS, "solver.update", "solver.qp",
                                        "solver.exclude_truth", NULL};
 static const char *const m3l_keys[] = {DUAL_KEYS,       "m3l.prior",   "m3l.empirical",
