@@ -1,6 +1,7 @@
 /* solvers/sparse_blocks.c - sparse dual blocks in one pool (sparse_blocks.h). */
 #include "sparse_blocks.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #define ROOM_MIN 4 /* entries a list gets at least when it moves */
@@ -11,6 +12,7 @@ strux_status strux_sparse_blocks_init(strux_sparse_blocks *sb, int64_t n, int64_
     STRUX_TRY(strux_alloc_array(&sb->start, (size_t)n + 1, sizeof *sb->start));
     STRUX_TRY(strux_alloc_array(&sb->len, (size_t)n + 1, sizeof *sb->len));
     STRUX_TRY(strux_alloc_array(&sb->cap, (size_t)n + 1, sizeof *sb->cap));
+    STRUX_TRY(strux_alloc_array(&sb->place, (size_t)n + 1, sizeof *sb->place));
     STRUX_TRY(strux_alloc_array(&sb->idx, (size_t)sb->size, sizeof *sb->idx));
     STRUX_TRY(strux_alloc_array(&sb->val, (size_t)sb->size, sizeof *sb->val));
     return STRUX_OK;
@@ -21,6 +23,7 @@ void strux_sparse_blocks_free(strux_sparse_blocks *sb)
     strux_free(&sb->start);
     strux_free(&sb->len);
     strux_free(&sb->cap);
+    strux_free(&sb->place);
     strux_free(&sb->idx);
     strux_free(&sb->val);
 }
@@ -32,32 +35,43 @@ void strux_sparse_blocks_clear(strux_sparse_blocks *sb)
     sb->used = sb->live = 0;
 }
 
-/* Every list copied without holes, in example order, into a pool of size entries (≥ live). */
-static strux_status repack(strux_sparse_blocks *sb, int64_t size)
+static int by_start(const void *a, const void *b)
 {
-    int32_t *idx = NULL;
-    double *val = NULL;
-    strux_status st;
-    STRUX_TRY_GOTO(st, strux_alloc_array(&idx, (size_t)size, sizeof *idx), fail);
-    STRUX_TRY_GOTO(st, strux_alloc_array(&val, (size_t)size, sizeof *val), fail);
-    int64_t at = 0;
-    for (int64_t i = 0; i < sb->n; i++) {
-        memcpy(idx + at, sb->idx + sb->start[i], (size_t)sb->len[i] * sizeof *idx);
-        memcpy(val + at, sb->val + sb->start[i], (size_t)sb->len[i] * sizeof *val);
+    const struct strux_sparse_place *x = a, *y = b;
+    return (x->start > y->start) - (x->start < y->start);
+}
+
+/* Every list moved down to close the holes, in pool order (so no list overwrites one not yet
+ * moved); each keeps room for its entries only. */
+static void compact(strux_sparse_blocks *sb)
+{
+    int64_t n_placed = 0, at = 0;
+    for (int64_t i = 0; i < sb->n; i++)
+        if (sb->cap[i] > 0) sb->place[n_placed++] = (struct strux_sparse_place){sb->start[i], i};
+    qsort(sb->place, (size_t)n_placed, sizeof *sb->place, by_start);
+    for (int64_t p = 0; p < n_placed; p++) {
+        int64_t i = sb->place[p].i;
+        memmove(sb->idx + at, sb->idx + sb->start[i], (size_t)sb->len[i] * sizeof *sb->idx);
+        memmove(sb->val + at, sb->val + sb->start[i], (size_t)sb->len[i] * sizeof *sb->val);
         sb->start[i] = at;
         sb->cap[i] = sb->len[i];
         at += sb->len[i];
     }
-    strux_free(&sb->idx);
-    strux_free(&sb->val);
-    sb->idx = idx;
-    sb->val = val;
     sb->used = at;
+}
+
+/* Room for one more list of room entries at the end: compact, and grow by half when the live
+ * entries fill more than two thirds of the pool. */
+static strux_status make_room(strux_sparse_blocks *sb, int64_t room)
+{
+    compact(sb);
+    if (sb->used + room <= sb->size && 3 * (sb->used + room) <= 2 * sb->size) return STRUX_OK;
+    int64_t size = sb->size + sb->size / 2;
+    if (size < sb->used + 2 * room) size = sb->used + 2 * room;
+    STRUX_TRY(strux_realloc_array(&sb->idx, (size_t)size, sizeof *sb->idx));
+    STRUX_TRY(strux_realloc_array(&sb->val, (size_t)size, sizeof *sb->val));
     sb->size = size;
     return STRUX_OK;
-fail:
-    strux_free(&idx);
-    return st;
 }
 
 strux_status strux_sparse_blocks_set(strux_sparse_blocks *sb, int64_t i, int32_t n,
@@ -67,9 +81,9 @@ strux_status strux_sparse_blocks_set(strux_sparse_blocks *sb, int64_t i, int32_t
         int32_t room = n > max_room / 2 ? max_room : 2 * n;
         if (room < ROOM_MIN) room = n > ROOM_MIN ? n : ROOM_MIN;
         if (sb->used + room > sb->size) {
-            sb->live -= sb->len[i]; /* its old entries are not copied */
-            sb->len[i] = 0;
-            STRUX_TRY(repack(sb, 2 * (sb->live + room)));
+            sb->live -= sb->len[i]; /* its old entries are not kept */
+            sb->len[i] = sb->cap[i] = 0;
+            STRUX_TRY(make_room(sb, room));
         }
         sb->start[i] = sb->used;
         sb->cap[i] = room;
@@ -85,7 +99,8 @@ strux_status strux_sparse_blocks_set(strux_sparse_blocks *sb, int64_t i, int32_t
 size_t strux_sparse_blocks_bytes(const strux_sparse_blocks *sb)
 {
     return (size_t)sb->size * (sizeof *sb->idx + sizeof *sb->val) +
-           (size_t)sb->n * (sizeof *sb->start + sizeof *sb->len + sizeof *sb->cap);
+           (size_t)sb->n *
+               (sizeof *sb->start + sizeof *sb->len + sizeof *sb->cap + sizeof *sb->place);
 }
 
 strux_status strux_sparse_blocks_save(const strux_sparse_blocks *sb, int64_t i0, int64_t i1,

@@ -3,10 +3,12 @@
  * every label it is far from). Example i's block is a list of (k, value) entries at ascending k,
  * the zero ones left out. The lists live in one pool; a list keeps its place while it fits the
  * room it was given, and moves to the end of the pool with twice its length when it outgrows it.
- * When the end is reached the lists are copied, in example order and without holes, into a new
- * pool of twice the live entries (the one allocation of this module after set-up, so the number
- * of allocations follows the growth of the non-zeros, not the visits). Not here: what the values
- * mean (sdca.c). */
+ * When the end is reached the lists are compacted in place (in pool order, holes closed, no room
+ * to spare), and the pool grows by half (realloc, the one allocation after set-up) only when the
+ * live entries then fill more than two thirds of it: so allocations follow the growth of the
+ * non-zeros, not the visits, the pool stays within about 2.25 times its live entries, and no
+ * block is freed and allocated again (which would move glibc's mmap threshold and leave the
+ * memory in the heap). Not here: what the values mean (sdca.c). */
 #ifndef STRUX_SPARSE_BLOCKS_H
 #define STRUX_SPARSE_BLOCKS_H
 
@@ -24,6 +26,9 @@ typedef struct strux_sparse_blocks {
     int64_t used;     /* pool entries handed out, holes included */
     int64_t size;     /* pool entries allocated */
     int64_t live;     /* entries in the lists */
+    struct strux_sparse_place {
+        int64_t start, i;
+    } *place;         /* n: scratch of the compaction (lists by pool position) */
 } strux_sparse_blocks;
 
 /* Empty lists for n examples, a pool of first_size entries. STRUX_ERR_NOMEM. */
