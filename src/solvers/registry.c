@@ -19,7 +19,7 @@ static const char *const cp_keys[] = {DUAL_KEYS, "solver.cp_eps", "solver.cp_max
 const strux_solver_entry strux_solver_registry[] = {
     {"sgd", strux_solver_create_sgd, STRUX_CAP_FREE_BIAS, sgd_keys},
     {"bcfw", strux_solver_create_bcfw, STRUX_CAP_DUAL, bcfw_keys},
-    {"sdca", strux_solver_create_sdca, STRUX_CAP_DUAL, sdca_keys},
+    {"sdca", strux_solver_create_sdca, STRUX_CAP_DUAL | STRUX_CAP_SPARSE_DUALS, sdca_keys},
     {"cutting_plane", strux_solver_create_cutting_plane, STRUX_CAP_DUAL | STRUX_CAP_KEEPS_SLACK,
      cp_keys},
     {"m3l", strux_solver_create_m3l, STRUX_CAP_DUAL | STRUX_CAP_NEEDS_HINGE_PARTS, m3l_keys},

@@ -24,8 +24,6 @@
 #include <math.h>
 #include <string.h>
 
-/* dual_blocks = auto: sparse lists from this many parts per example on */
-#define SPARSE_PARTS_MIN 64
 /* first pool of the sparse lists: entries per example */
 #define SPARSE_FIRST_ROOM 8
 
@@ -107,16 +105,16 @@ static strux_status sdca_setup(strux_solver *s, dual_data *d)
                   (strux_task_caps(s->task) & STRUX_CAP_HINGE_PARTS) &&
                   strux_task_hinge_parts(s->task, &d->truth, m->sigma) > 0;
     m->shrink = m->per_part && s->opt.shrinking;
-    const char *blocks = s->opt.dual_blocks;
     if (m->per_part) {
         int64_t p_max;
         int32_t S_max;
         strux_task_block_max(s->task, s->ds, &p_max, &S_max);
-        m->sparse = strcmp(blocks, "sparse") == 0 ||
-                    (strcmp(blocks, "auto") == 0 && p_max >= SPARSE_PARTS_MIN);
+        m->sparse = strux_solver_sparse_duals(s->opt.type, s->opt.dual_blocks,
+                                              strux_task_caps(s->task),
+                                              strux_search_caps(s->search), p_max);
         STRUX_TRY(part_setup(s, d, m));
     }
-    STRUX_CHECK(m->per_part || strcmp(blocks, "sparse") != 0, STRUX_ERR_CONFIG,
+    STRUX_CHECK(m->per_part || strcmp(s->opt.dual_blocks, "sparse") != 0, STRUX_ERR_CONFIG,
                 "solver.dual_blocks = sparse needs a loss that is a sum of binary hinges (task "
                 "flag hinge_parts, a one-call surrogate); this run's is not");
     strux_log(STRUX_LOG_DEBUG, "sdca: %s%s%s",

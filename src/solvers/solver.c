@@ -228,6 +228,21 @@ strux_status strux_solver_check_options(const strux_solver_options *opt,
     return check_caps(e, search_caps, search, so->type);
 }
 
+int strux_solver_sparse_duals(const char *type, const char *dual_blocks, unsigned task_caps,
+                              unsigned search_caps, int64_t max_parts)
+{
+    unsigned caps = 0;
+    if (strux_solver_type_caps(type, &caps) != STRUX_OK) {
+        strux_error_clear(); /* an unknown solver: the options check names it */
+        return 0;
+    }
+    if (!(caps & STRUX_CAP_SPARSE_DUALS) || !(task_caps & STRUX_CAP_HINGE_PARTS) ||
+        !(search_caps & STRUX_CAP_ONE_CALL))
+        return 0;
+    return strcmp(dual_blocks, "sparse") == 0 ||
+           (strcmp(dual_blocks, "auto") == 0 && max_parts >= STRUX_SPARSE_DUALS_MIN_PARTS);
+}
+
 int strux_solver_reads_key(const strux_solver_options *opt, const char *key)
 {
     int listed = 0;
