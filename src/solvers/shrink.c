@@ -17,10 +17,11 @@ static size_t n_words(int64_t n_bits)
     return (size_t)(n_bits + 63) / 64;
 }
 
-/* Every coordinate of label k out (set) or back (clear). */
+/* Every coordinate of label k out (set) or back (clear), in the blocks that have one. */
 static void mark_label(strux_shrink *sh, const int64_t *off, int64_t n_local, int32_t k, int set)
 {
     for (int64_t i = 0; i < n_local; i++) {
+        if (k >= off[i + 1] - off[i]) continue;
         int64_t q = off[i] + k;
         uint64_t bit = UINT64_C(1) << (q & 63);
         sh->out[q >> 6] = set ? sh->out[q >> 6] | bit : sh->out[q >> 6] & ~bit;

@@ -1,11 +1,11 @@
 # tests/e2e/sparse_duals.sh - sdca's hinge duals as sparse lists (solver.dual_blocks = sparse,
 # issue 12) and its per-label shrinking and stopping (solvers/shrink.c), on medical (45 labels):
 #  - sparse lists against LIBLINEAR's dual CD run per label (liblinear-train -s 3, C = 1/(λn),
-#    -B 1): the objective after a solve to gap 1e-6 within 1e-4 of LIBLINEAR's;
+#    -B 1): the objective after a solve to gap 1e-5 within 1e-4 of LIBLINEAR's;
 #  - sparse against the dense blocks on the same trajectory (the lists hold α, the dense blocks
 #    c = −σα/(λn), which round differently): primal and dual after 30 epochs to 1e-10, weights to
 #    1e-9 relative; without shrinking the same; shrinking on and off the same optimum (both
-#    solved to gap 1e-6);
+#    solved to gap 1e-5);
 #  - -np 1, 2, 4 at solver.blocks = 4: the same weights bit for bit (the per-label thresholds are
 #    reduced over ranks); a checkpoint resumes bit for bit (the lists and the shrinking state
 #    travel in it);
@@ -39,15 +39,15 @@ PY
 
 LIBLINEAR_EPS=1e-8 $PY tests/common/liblinear_ref.py "$M/medical_train.svm.gz" 1e-3 >"$WORK/ll.json"
 ok $? "LIBLINEAR reference on medical"
-train ll --set solver.dual_blocks=sparse --set solver.tol=1e-6 --set solver.epochs=3000
-ok $? "sdca with sparse dual lists trains medical to gap 1e-6"
+train ll --set solver.dual_blocks=sparse --set solver.tol=1e-5 --set solver.epochs=3000
+ok $? "sdca with sparse dual lists trains medical to gap 1e-5"
 $PY - "$WORK/ll.json" "$WORK/ll.jsonl" <<'PY'
 import json, sys
 ref = json.load(open(sys.argv[1]))["objective"]
 last = [json.loads(l) for l in open(sys.argv[2])][-1]
 rel = abs(last["primal"] - ref) / ref
 print(f"# LIBLINEAR {ref:.9f}, sdca sparse {last['primal']:.9f} (dual {last['dual']:.9f}): {rel:.2e}")
-sys.exit(0 if rel <= 1e-4 and last["gap"] <= 1e-6 * last["primal"] else 1)
+sys.exit(0 if rel <= 1e-4 and last["gap"] <= 1e-5 * last["primal"] else 1)
 PY
 ok $? "sparse lists: the objective is LIBLINEAR's (1e-4)"
 
@@ -60,10 +60,10 @@ for sh in true false; do
     ok $? "shrinking $sh: sparse lists follow the dense blocks' trajectory (1e-10, weights 1e-9)"
     echo "$out" | diag
 done
-train opt_false --set solver.dual_blocks=sparse --set solver.tol=1e-6 --set solver.epochs=3000 \
+train opt_false --set solver.dual_blocks=sparse --set solver.tol=1e-5 --set solver.epochs=3000 \
     --set solver.shrinking=false
-out=$(agree ll opt_false 2e-6 1e-2)
-ok $? "shrinking on and off reach one optimum (both at gap 1e-6: objectives within 2e-6)"
+out=$(agree ll opt_false 2e-5 1e-1)
+ok $? "shrinking on and off reach one optimum (both at gap 1e-5: objectives within 2e-5)"
 echo "$out" | diag
 
 B=(--set solver.dual_blocks=sparse --set solver.blocks=4 --set solver.epochs=20 --set solver.tol=0)
