@@ -51,6 +51,11 @@ print(f"{statistics.median(d):.4f}")
 PY
 }
 median() { $PY -c "import statistics, sys; print(statistics.median(map(float, sys.argv[1:])))" "$@"; }
+# gen_labels NAME ROWS FEATURES NNZ SEED: a 1000-label synthetic set in $WORK/NAME.h5
+gen_labels() {
+    "$STRUX" gen "$WORK/$1.h5" --rows "$2" --features "$3" --labels 1000 --nnz "$4" --seed "$5" \
+        >/dev/null 2>"$WORK/err" || fail
+}
 
 echo "### 1. SDCA epoch, $ROWS x 50K x 100 labels, np 1"
 echo
@@ -149,8 +154,7 @@ echo "### 3. Memory, np 1"
 echo
 echo "Peak RSS, 10K x 20K x 1000 labels, 2 SDCA epochs (427 MB before the store; target 0.7x):"
 echo
-"$STRUX" gen "$WORK/wide.h5" --rows 10000 --features 20000 --labels 1000 --nnz 100 --seed 2 \
-    >/dev/null 2>"$WORK/err" || fail
+gen_labels wide 10000 20000 100 2
 echo "| binary | layout | precision | dual blocks | peak RSS MB |"
 echo "|---|---|---|---|---|"
 rss() { # BINARY DATA LAYOUT PRECISION DUAL_BLOCKS: peak RSS in MB, sdca's log in $WORK/log
@@ -172,8 +176,7 @@ done
 echo
 echo "Dual state, 50K x 2K x 1000 labels, 2 SDCA epochs (sdca's log after each epoch):"
 echo
-"$STRUX" gen "$WORK/tall.h5" --rows 50000 --features 2000 --labels 1000 --nnz 50 --seed 3 \
-    >/dev/null 2>"$WORK/err" || fail
+gen_labels tall 50000 2000 50 3
 echo "| solver.dual_blocks | dual state MB after epoch 1, 2 | non-zero duals after epoch 2 | estimate before training MB | peak RSS MB |"
 echo "|---|---|---|---|---|"
 for blocks in dense sparse; do
