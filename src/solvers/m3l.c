@@ -19,8 +19,9 @@
  *     ub_l = max_k |R_kl|·max_j ĝ_jk,   lb_l = min_k |R_kl|·min_j ĝ_jk
  * (reduced over ranks: 2L numbers); a label whose range has closed below its level gets all its
  * coordinates back, and after a full pass that closes too a finer level (shrink.h). The
- * certificate scores every coordinate, shrunk or not (the final verification pass), with the regulariser in W-form (λ/2)·Σ_l u_l·z_l = (λ/2)·Σ_i c_i·Zᵀx_i:
- * primal J(Z), dual Σ_i b_i − (λ/2)·Σ_l u_l·z_l. */
+ * certificate scores every coordinate, shrunk or not (the final verification pass), with the
+ * regulariser in W-form (λ/2)·Σ_l u_l·z_l = (λ/2)·Σ_i c_i·Zᵀx_i: primal J(Z), dual
+ * Σ_i b_i − (λ/2)·Σ_l u_l·z_l. */
 #include "dual.h"
 #include "m3l.h"
 #include "shrink.h"

@@ -28,22 +28,22 @@
 #define SPARSE_FIRST_ROOM 8
 
 typedef struct sdca_data {
-    int per_part;      /* the loss separates into binary hinges */
-    int shrink;        /* solver.shrinking, on the per-part path */
-    int sparse;        /* the α_ik in sparse lists (d->c unused) */
-    double *sigma;     /* signs σ_k of one example's parts (set-up) */
-    int32_t *n_parts;  /* per example: its parts */
-    int64_t *neg_ptr;  /* per example: its parts with σ_k = −1 are neg[neg_ptr[i] .. [i + 1]), */
-    int32_t *neg;      /* ascending */
-    double *xx;        /* per example: ||x_i||² */
-    strux_shrink sh;   /* per-part active sets (with shrink) */
+    int per_part;     /* the loss separates into binary hinges */
+    int shrink;       /* solver.shrinking, on the per-part path */
+    int sparse;       /* the α_ik in sparse lists (d->c unused) */
+    double *sigma;    /* signs σ_k of one example's parts (set-up) */
+    int32_t *n_parts; /* per example: its parts */
+    int64_t *neg_ptr; /* per example: its parts with σ_k = −1 are neg[neg_ptr[i] .. [i + 1]), */
+    int32_t *neg;     /* ascending */
+    double *xx;       /* per example: ||x_i||² */
+    strux_shrink sh;  /* per-part active sets (with shrink) */
     strux_sparse_blocks alpha; /* the non-zero α_ik (sparse) */
-    int32_t p_max;     /* parts of the largest block */
-    int32_t *rows;     /* the visited example's active parts */
-    double *scores;    /* their scores w_k·x_i */
-    int32_t *moved;    /* the parts its visit moved, */
-    double *dc;        /* their coefficient changes */
-    int32_t *new_idx;  /* sparse: its new list */
+    int32_t p_max;             /* parts of the largest block */
+    int32_t *rows;             /* the visited example's active parts */
+    double *scores;            /* their scores w_k·x_i */
+    int32_t *moved;            /* the parts its visit moved, */
+    double *dc;                /* their coefficient changes */
+    int32_t *new_idx;          /* sparse: its new list */
     double *new_val;
 } sdca_data;
 
@@ -109,9 +109,9 @@ static strux_status sdca_setup(strux_solver *s, dual_data *d)
         int64_t p_max;
         int32_t S_max;
         strux_task_block_max(s->task, s->ds, &p_max, &S_max);
-        m->sparse = strux_solver_sparse_duals(s->opt.type, s->opt.dual_blocks,
-                                              strux_task_caps(s->task),
-                                              strux_search_caps(s->search), p_max);
+        m->sparse =
+            strux_solver_sparse_duals(s->opt.type, s->opt.dual_blocks, strux_task_caps(s->task),
+                                      strux_search_caps(s->search), p_max);
         STRUX_TRY(part_setup(s, d, m));
     }
     STRUX_CHECK(m->per_part || strcmp(s->opt.dual_blocks, "sparse") != 0, STRUX_ERR_CONFIG,
@@ -252,8 +252,7 @@ static strux_status sdca_save(const strux_solver *s, const dual_data *d, int64_t
     return m->shrink ? strux_shrink_save(&m->sh, d->off, i0, i1, b) : STRUX_OK;
 }
 
-static strux_status sdca_load(strux_solver *s, dual_data *d, int64_t i0, int64_t i1,
-                              strux_blob *b)
+static strux_status sdca_load(strux_solver *s, dual_data *d, int64_t i0, int64_t i1, strux_blob *b)
 {
     (void)s;
     sdca_data *m = d->mdata;

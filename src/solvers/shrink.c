@@ -111,7 +111,7 @@ strux_status strux_shrink_epoch_done(strux_shrink *sh, strux_comm *comm, const i
                 if (down[k] > -INFINITY) lo = fmin(lo, -a * down[k]);
             }
         }
-        double range = hi - lo; /* −∞ when nothing of the label was active */
+        double range = hi - lo;                    /* −∞ when nothing of the label was active */
         if (range <= sh->eps[l] && !sh->full[l]) { /* closed over the active ones: a full pass */
             open_label(sh, off, n_local, l);
             continue;

@@ -64,8 +64,8 @@ const strux_opt_spec strux_solver_opt_specs[] = {
      "of the passes the coordinates whose projected gradient says they stay at a bound, bring a "
      "label's back when its range closes, then go on at a tenfold finer level (the certificates "
      "always score every coordinate); false for ablations"},
-    {"solver.dual_blocks", STRUX_OPT_CHOICE, offsetof(strux_solver_options, dual_blocks), "auto",
-     0, 0, "auto|dense|sparse",
+    {"solver.dual_blocks", STRUX_OPT_CHOICE, offsetof(strux_solver_options, dual_blocks), "auto", 0,
+     0, "auto|dense|sparse",
      "sdca on binary hinges: its dual variables as a dense block per example, or as lists of the "
      "non-zero ones (1-vs-All with many labels, where most are 0); auto: sparse from 64 labels "
      "(hinges per example) on. sparse needs a sum of binary hinges (task flag hinge_parts, "

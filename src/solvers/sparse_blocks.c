@@ -37,7 +37,7 @@ void strux_sparse_blocks_clear(strux_sparse_blocks *sb)
 
 static int by_start(const void *a, const void *b)
 {
-    const struct strux_sparse_place *x = a, *y = b;
+    const strux_sparse_place *x = a, *y = b;
     return (x->start > y->start) - (x->start < y->start);
 }
 
@@ -47,7 +47,7 @@ static void compact(strux_sparse_blocks *sb)
 {
     int64_t n_placed = 0, at = 0;
     for (int64_t i = 0; i < sb->n; i++)
-        if (sb->cap[i] > 0) sb->place[n_placed++] = (struct strux_sparse_place){sb->start[i], i};
+        if (sb->cap[i] > 0) sb->place[n_placed++] = (strux_sparse_place){sb->start[i], i};
     qsort(sb->place, (size_t)n_placed, sizeof *sb->place, by_start);
     for (int64_t p = 0; p < n_placed; p++) {
         int64_t i = sb->place[p].i;
@@ -133,7 +133,8 @@ strux_status strux_sparse_blocks_load(strux_sparse_blocks *sb, int64_t i0, int64
         STRUX_TRY_GOTO(st, strux_blob_get(b, val, (size_t)n * sizeof *val, "sparse dual block"),
                        done);
         for (int32_t q = 0; q < n; q++)
-            STRUX_CHECK_GOTO(st, idx[q] >= 0 && idx[q] < max_room && (q == 0 || idx[q] > idx[q - 1]),
+            STRUX_CHECK_GOTO(st,
+                             idx[q] >= 0 && idx[q] < max_room && (q == 0 || idx[q] > idx[q - 1]),
                              STRUX_ERR_INPUT, done,
                              "sparse dual block of local example %lld: entry %d at %d is out of "
                              "order or range",

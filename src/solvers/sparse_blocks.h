@@ -16,19 +16,22 @@
 
 #include <stdint.h>
 
+/* A list's place in the pool (the compaction's scratch). */
+typedef struct strux_sparse_place {
+    int64_t start, i;
+} strux_sparse_place;
+
 typedef struct strux_sparse_blocks {
-    int64_t n;        /* examples */
-    int64_t *start;   /* per example: its first entry in the pool */
-    int32_t *len;     /* per example: its entries */
-    int32_t *cap;     /* per example: the room at start */
-    int32_t *idx;     /* pool: an entry's k */
-    double *val;      /* pool: its value (never 0) */
-    int64_t used;     /* pool entries handed out, holes included */
-    int64_t size;     /* pool entries allocated */
-    int64_t live;     /* entries in the lists */
-    struct strux_sparse_place {
-        int64_t start, i;
-    } *place;         /* n: scratch of the compaction (lists by pool position) */
+    int64_t n;                 /* examples */
+    int64_t *start;            /* per example: its first entry in the pool */
+    int32_t *len;              /* per example: its entries */
+    int32_t *cap;              /* per example: the room at start */
+    int32_t *idx;              /* pool: an entry's k */
+    double *val;               /* pool: its value (never 0) */
+    int64_t used;              /* pool entries handed out, holes included */
+    int64_t size;              /* pool entries allocated */
+    int64_t live;              /* entries in the lists */
+    strux_sparse_place *place; /* n: the lists by pool position (compaction) */
 } strux_sparse_blocks;
 
 /* Empty lists for n examples, a pool of first_size entries. STRUX_ERR_NOMEM. */

@@ -100,8 +100,8 @@ typedef struct ml_node {
 } ml_node;
 
 typedef struct ml_data {
-    ml_gain *gain; /* n_labels: per-label flip gains, sorted (the wedge oracle: its first
-                      n_sorted; the rest are still in heap) */
+    ml_gain *gain;     /* n_labels: per-label flip gains, sorted (the wedge oracle: its first
+                          n_sorted; the rest are still in heap) */
     ml_gain *gain_tmp; /* n_labels: the sort's scratch; the wedge oracle's heap of the gains not
                           yet in order */
     int32_t n_sorted, n_heap;

@@ -316,7 +316,7 @@ int main(int argc, char **argv)
 {
     if (strux_comm_init(&argc, &argv, &comm) != STRUX_OK) return 1;
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_active_coordinates), cmocka_unit_test(test_coordinate_rule),
+        cmocka_unit_test(test_active_coordinates),  cmocka_unit_test(test_coordinate_rule),
         cmocka_unit_test(test_epoch_end_per_label), cmocka_unit_test(test_epoch_end_coupled),
         cmocka_unit_test(test_state_round_trip),    cmocka_unit_test(test_sparse_lists),
     };
