@@ -78,6 +78,9 @@ void strux_model_scores_rows(const strux_model *m, const strux_csr *x, int64_t r
 /* w_{k0+j} += a·c[j]·x_r for j < n (rows with c[j] = 0 are not touched). */
 void strux_model_add(strux_model *m, const strux_csr *x, int64_t r, int32_t k0, int32_t n,
                      double a, const double *c);
+/* w_{rows[j]} += a·c[j]·x_r for j < n (distinct rows; rows with c[j] = 0 are not touched). */
+void strux_model_add_rows(strux_model *m, const strux_csr *x, int64_t r, const int32_t *rows,
+                          int32_t n, double a, const double *c);
 /* w_k += c·x_r. */
 void strux_model_add_row(strux_model *m, const strux_csr *x, int64_t r, int32_t k, double c);
 /* The n_extra free parameters (dense doubles, owned by m; writable through a non-const model). */

@@ -44,6 +44,7 @@ typedef struct strux_solver_options {
     char qp[STRUX_OPT_STR];     /* solver.qp: rta Newton subproblem, projected|exact */
     int exclude_truth;          /* solver.exclude_truth: rta best step never towards y_i */
     int shrinking;              /* solver.shrinking: sdca leaves settled hinge coordinates out */
+    char dual_blocks[STRUX_OPT_STR]; /* solver.dual_blocks: sdca's hinge duals, auto|dense|sparse */
     strux_m3l_options m3l;      /* section [m3l] (solver.type = m3l) */
 } strux_solver_options;
 extern const strux_opt_spec strux_solver_opt_specs[]; /* section [solver] */
@@ -79,6 +80,11 @@ strux_status strux_solver_check_options(const strux_solver_options *opt,
                                         const strux_search_options *so,
                                         const strux_task_options *to,
                                         const strux_model_options *mo);
+/* Whether solver.type = type keeps the duals as sparse lists with solver.dual_blocks =
+ * dual_blocks (sdca on a sum of binary hinges, flag sparse_duals): for a task and surrogate with
+ * these flags whose examples have at most max_parts hinges. Not Collective. */
+int strux_solver_sparse_duals(const char *type, const char *dual_blocks, unsigned task_caps,
+                              unsigned search_caps, int64_t max_parts);
 /* Names of the solvers whose flags include caps, comma-separated (static buffer). */
 const char *strux_solver_names(unsigned caps);
 /* Names of the solvers whose flags exclude caps (static buffer). */

@@ -132,6 +132,7 @@ typedef struct strux_memory_estimate {
     double data, model, copies, dual, caches; /* bytes; model is one copy */
     int model_known;                          /* 0: the model's shape awaits the data */
     int sparse;                               /* model.layout = sparse: model is its floor */
+    int dual_sparse; /* sdca's sparse dual lists (solver.dual_blocks): dual is their floor */
 } strux_memory_estimate;
 /* Before any data is read: from data.train's attributes or size, data.dim / data.n_labels. */
 strux_status strux_cli_memory_before_data(strux_comm *comm, const strux_run_options *o,

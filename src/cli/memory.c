@@ -7,7 +7,8 @@
  * estimate comes from data.train's HDF5 attributes (exact) or its size on disk (a guess); after
  * it is read, from the data and the task's model and block shapes. A sparse model is counted at
  * its floor (24 bytes a row): it grows with the features its rows see, up to the dense bytes
- * that the log line also names. */
+ * that the log line also names. Sparse dual blocks (sdca, solver.dual_blocks) likewise: their
+ * floor, growing with the non-zero duals. */
 #include "cli.h"
 
 #include <stdio.h>
@@ -19,6 +20,30 @@
 static int is_dual(const char *solver)
 {
     return strstr(strux_solver_names(STRUX_CAP_DUAL), solver) != NULL;
+}
+
+/* Dual state of sdca's sparse lists before any dual is non-zero, per example with p hinges:
+ * offsets, loss share, ||x||², hinge count, sign offsets, list start, length, room, compaction
+ * slot (68 bytes), the first pool (8 entries of 12 bytes) and one shrinking bit per hinge. */
+static double sparse_duals_floor(double n, double p)
+{
+    return n * (68 + 8 * 12 + p / 8);
+}
+
+/* The run's solver keeps sparse dual lists for blocks of up to max_parts hinges with
+ * solver.dual_blocks = dual_blocks. */
+static int sparse_duals(const strux_run_options *o, const char *dual_blocks, double max_parts)
+{
+    unsigned task_caps = 0, search_caps = 0;
+    char name[64];
+    if (strux_task_type_caps(o->task.type, &task_caps) != STRUX_OK ||
+        strux_search_type_caps(&o->surrogate, task_caps, &search_caps, name, sizeof name) !=
+            STRUX_OK) {
+        strux_error_clear(); /* the options check reports it */
+        return 0;
+    }
+    return strux_solver_sparse_duals(o->solver.type, dual_blocks, task_caps, search_caps,
+                                     (int64_t)max_parts);
 }
 
 static double value_size(const strux_run_options *o)
@@ -75,7 +100,11 @@ strux_status strux_cli_memory_before_data(strux_comm *comm, const strux_run_opti
         e->model = model_bytes(o, rows, dim, 0, &dense);
         e->copies = extra_copies(o, np);
         e->model_known = 1;
-        if (is_dual(o->solver.type)) e->dual = n_local * (rows + 1) * 8;
+        if (is_dual(o->solver.type)) {
+            e->dual = n_local * (rows + 1) * 8;
+            e->dual_sparse = sparse_duals(o, o->solver.dual_blocks, rows);
+            if (e->dual_sparse) e->dual = sparse_duals_floor(n_local, rows);
+        }
     }
     return STRUX_OK;
 }
@@ -95,10 +124,15 @@ void strux_cli_memory_with_data(strux_comm *comm, const strux_run_options *o,
     e->model_known = 1;
     e->sparse = strcmp(o->model.layout, "sparse") == 0;
     if (is_dual(o->solver.type)) {
-        double p = 0;
-        for (int64_t i = 0; i < train->n_local; i++)
-            p += (double)strux_task_block_shape(task, train, i).p;
+        double p = 0, p_max = 0;
+        for (int64_t i = 0; i < train->n_local; i++) {
+            double p_i = (double)strux_task_block_shape(task, train, i).p;
+            p += p_i;
+            p_max = p_i > p_max ? p_i : p_max;
+        }
         e->dual = (p + (double)train->n_local) * 8;
+        e->dual_sparse = sparse_duals(o, o->solver.dual_blocks, p_max);
+        if (e->dual_sparse) e->dual = sparse_duals_floor((double)train->n_local, p_max);
     }
     e->caches = (double)train->n_local * 16 + (double)train->dim * 8 * 6; /* + row buffers */
 }
@@ -152,9 +186,12 @@ strux_status strux_cli_memory_check(strux_comm *comm, const strux_run_options *o
     else
         snprintf(model_text, sizeof model_text, "model not known until the data is read");
     strux_log_all(STRUX_LOG_INFO,
-                  "memory estimate %s: data %.1f MB, %s, dual state %.1f MB, caches %.1f MB: "
+                  "memory estimate %s: data %.1f MB, %s, dual state %.1f MB%s, caches %.1f MB: "
                   "%.1f MB",
-                  when, e->data / MB, model_text, e->dual / MB, e->caches / MB, total / MB);
+                  when, e->data / MB, model_text, e->dual / MB,
+                  e->dual_sparse ? " (sparse lists: their floor; they grow with the non-zero duals)"
+                                 : "",
+                  e->caches / MB, total / MB);
     const char *rlimit_name = NULL;
     double avail = mem_available() / on_host, limit = o->run.max_memory * MB,
            process = process_limit(&rlimit_name);
@@ -181,6 +218,9 @@ strux_status strux_cli_memory_check(strux_comm *comm, const strux_run_options *o
         if (strcmp(o->model.layout, "sparse") != 0 && e->model_known)
             n += (size_t)snprintf(shrink + n, sizeof shrink - n,
                                   "model.layout = sparse (rows hold the features they see); ");
+        if (!e->dual_sparse && e->dual > 0 && sparse_duals(o, "sparse", 1))
+            n += (size_t)snprintf(shrink + n, sizeof shrink - n,
+                                  "solver.dual_blocks = sparse (lists of the non-zero duals); ");
         snprintf(shrink + n, sizeof shrink - n,
                  "more ranks (data and dual state split: %.1f MB of them here)",
                  (e->data + e->dual) / MB);

@@ -38,6 +38,10 @@ strux_status strux_cli_rates_parse(const strux_config *c, const strux_run_option
                              "[constraints] needs solver.type = sdca (the inner weighted SVMs are "
                              "solved by SDCA; solver.type is %s)",
                              o->solver.type);
+    if (st == STRUX_OK && strcmp(o->solver.dual_blocks, "sparse") == 0)
+        st = strux_error_set(STRUX_ERR_CONFIG, __FILE__, __LINE__, __func__,
+                             "[constraints] needs the inner SVM's duals as coefficients: "
+                             "solver.dual_blocks = auto or dense");
     if (st == STRUX_OK && strcmp(o->surrogate.type, "margin") != 0)
         st = strux_error_set(STRUX_ERR_CONFIG, __FILE__, __LINE__, __func__,
                              "[constraints] needs surrogate.type = margin (surrogate.type is %s)",

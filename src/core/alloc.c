@@ -1,7 +1,13 @@
 /* core/alloc.c - the one allocator (STYLE.md §6): zeroed blocks with a size header so that live
- * bytes are counted, overflow-checked arrays, and fault injection for tests (fail the n-th call). */
+ * bytes are counted, overflow-checked arrays, and fault injection for tests (fail the n-th call).
+ * Blocks of MMAP_THRESHOLD bytes and more are mapped by glibc and unmapped when freed: the
+ * threshold is fixed at the first allocation, because glibc's default raises it to the size of
+ * each mapped block freed (up to 32 MB), after which blocks of that size come from the heap and
+ * stay there when freed (issue 12: the sparse dual blocks freed before the model is written
+ * raised the peak RSS of the write by 27 MB). */
 #include "strux/core.h"
 
+#include <malloc.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +17,8 @@ typedef union block_header {
     size_t size;
     max_align_t align;
 } block_header;
+
+#define MMAP_THRESHOLD (128 * 1024) /* glibc's initial M_MMAP_THRESHOLD */
 
 static size_t live_bytes;
 static int64_t n_calls;
@@ -37,6 +45,7 @@ strux_status strux_alloc(void *pp, size_t n)
 {
     void **out = pp;
     if (n > SIZE_MAX - sizeof(block_header)) return out_of_memory(n);
+    if (n_calls == 0) mallopt(M_MMAP_THRESHOLD, MMAP_THRESHOLD);
     block_header *b = injected_failure() ? NULL : calloc(1, sizeof(block_header) + n);
     if (!b) return out_of_memory(n);
     b->size = n;

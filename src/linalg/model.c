@@ -247,6 +247,19 @@ void strux_model_add(strux_model *m, const strux_csr *x, int64_t r, int32_t k0, 
     if (n_list) m->ops->add(m, x, r, n_list, m->list, m->scratch);
 }
 
+void strux_model_add_rows(strux_model *m, const strux_csr *x, int64_t r, const int32_t *rows,
+                          int32_t n, double a, const double *c)
+{
+    int32_t n_list = 0;
+    if (a == 0) return;
+    for (int32_t q = 0; q < n; q++)
+        if (c[q] != 0) {
+            m->list[n_list] = rows[q];
+            m->scratch[n_list++] = a * c[q] / m->s[rows[q]];
+        }
+    if (n_list) m->ops->add(m, x, r, n_list, m->list, m->scratch);
+}
+
 void strux_model_add_row(strux_model *m, const strux_csr *x, int64_t r, int32_t k, double c)
 {
     if (c == 0) return;

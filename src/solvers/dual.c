@@ -39,7 +39,6 @@ static strux_status dual_setup(strux_solver *s)
     for (int64_t i = 0; i < n; i++)
         d->off[i + 1] = d->off[i] + strux_task_block_shape(s->task, ds, i).p;
     strux_task_block_max(s->task, ds, &p_max, &S_max);
-    STRUX_TRY(strux_alloc_array(&d->c, (size_t)d->off[n] + 1, sizeof *d->c));
     STRUX_TRY(strux_alloc_array(&d->b, (size_t)n + 1, sizeof *d->b));
     STRUX_TRY(strux_alloc_array(&d->dir, (size_t)p_max + 1, sizeof *d->dir));
     STRUX_TRY(strux_alloc_array(&d->X, (size_t)S_max * (size_t)S_max + 1, sizeof *d->X));
@@ -73,7 +72,9 @@ static strux_status dual_setup(strux_solver *s)
     }
     STRUX_TRY(strux_task_pot_alloc(s->task, ds, &d->pot));
     STRUX_TRY(strux_task_label_alloc(s->task, ds, &d->truth));
-    return d->method->setup ? d->method->setup(s, d) : STRUX_OK;
+    if (d->method->setup) STRUX_TRY(d->method->setup(s, d));
+    if (!d->own_blocks) STRUX_TRY(strux_alloc_array(&d->c, (size_t)d->off[n] + 1, sizeof *d->c));
+    return STRUX_OK;
 }
 
 strux_status strux_dual_potentials(strux_solver *s, dual_data *d, int64_t i)
@@ -287,7 +288,7 @@ static strux_status dual_save_examples(const strux_solver *s, int64_t i0, int64_
     int64_t n = i1 - i0, n_c = d->off[i1] - d->off[i0];
     STRUX_TRY(strux_blob_put(b, &n, sizeof n));
     STRUX_TRY(strux_blob_put(b, &n_c, sizeof n_c));
-    STRUX_TRY(strux_blob_put(b, d->c + d->off[i0], (size_t)n_c * sizeof *d->c));
+    if (d->c) STRUX_TRY(strux_blob_put(b, d->c + d->off[i0], (size_t)n_c * sizeof *d->c));
     STRUX_TRY(strux_blob_put(b, d->b + i0, (size_t)n * sizeof *d->b));
     return d->method->save ? d->method->save(s, d, i0, i1, b) : STRUX_OK;
 }
@@ -303,7 +304,8 @@ static strux_status dual_load_examples(strux_solver *s, int64_t i0, int64_t i1, 
                 "this run has %lld of %lld (a different data file)",
                 (long long)n, (long long)n_c, (long long)(i1 - i0),
                 (long long)(d->off[i1] - d->off[i0]));
-    STRUX_TRY(strux_blob_get(b, d->c + d->off[i0], (size_t)n_c * sizeof *d->c, "dual blocks"));
+    if (d->c)
+        STRUX_TRY(strux_blob_get(b, d->c + d->off[i0], (size_t)n_c * sizeof *d->c, "dual blocks"));
     STRUX_TRY(strux_blob_get(b, d->b + i0, (size_t)n * sizeof *d->b, "loss shares"));
     return d->method->load ? d->method->load(s, d, i0, i1, b) : STRUX_OK;
 }
@@ -345,13 +347,13 @@ void strux_dual_problem_changed(strux_solver *s)
 }
 
 /* A new λ keeps the dual variables α: the blocks c = −α·a/(λn) and every w built from them
- * scale by λ_old/λ_new, the loss shares b = α·b(ŷ)/n stay. */
+ * scale by λ_old/λ_new, the loss shares b = α·b(ŷ)/n stay (blocks a method keeps are its α). */
 static void dual_set_lambda(strux_solver *s, double lambda)
 {
     dual_data *d = s->data;
     strux_dual_problem_changed(s);
     double r = s->opt.lambda / lambda;
-    strux_scal(d->off[s->ds->n_local], r, d->c);
+    if (d->c) strux_scal(d->off[s->ds->n_local], r, d->c);
     strux_model_scale(d->w, r);
     if (d->wl != d->w) strux_model_scale(d->wl, r);
     if (d->w != s->model) strux_model_scale(s->model, r);
@@ -363,6 +365,9 @@ static void dual_set_lambda(strux_solver *s, double lambda)
 static strux_status dual_rescale_rows(strux_solver *s, const double *g)
 {
     dual_data *d = s->data;
+    STRUX_CHECK(d->c, STRUX_ERR_UNSUPPORTED,
+                "rescaling weight rows needs the dual blocks as coefficients (solver.dual_blocks "
+                "= dense)");
     strux_dual_problem_changed(s);
     for (int64_t i = 0; i < s->ds->n_local; i++) {
         strux_block_shape b = strux_task_block_shape(s->task, s->ds, i);

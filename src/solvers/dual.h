@@ -25,7 +25,8 @@ typedef struct dual_data dual_data;
 typedef struct dual_method {
     /* Update example i's block against d->wl; the engine has computed nothing for it yet. */
     strux_status (*visit)(strux_solver *s, dual_data *d, int64_t i);
-    /* optional: extra state once the engine is set up */
+    /* optional: extra state once the engine is set up, before the dual blocks are allocated
+     * (the method sets own_blocks to keep them itself) */
     strux_status (*setup)(strux_solver *s, dual_data *d);
     /* optional: after an epoch's last sync, on every rank (collectives allowed) */
     strux_status (*epoch_done)(strux_solver *s, dual_data *d);
@@ -56,7 +57,9 @@ struct dual_data {
     void *mdata;      /* the method's own state, owned */
     int64_t n_local;  /* local examples */
     int64_t *off;     /* n_local + 1 offsets of the blocks in c */
-    double *c;        /* block coefficients of every local example */
+    double *c;        /* block coefficients of every local example (NULL with own_blocks) */
+    int own_blocks;   /* the method keeps the blocks (sdca's sparse lists): the visit override,
+                         λ changes and row rescaling of c do not apply */
     double *b;        /* loss shares b_i of the local examples */
     strux_model *w;   /* the agreed iterate: the solver's model, or its own when averaging */
     strux_model *wl;  /* this rank's view w + σ′·Δw during a round (w itself with one block) */

@@ -17,28 +17,20 @@
  * leaves label l's passes when it sits at a bound with its projected gradient beyond label l's
  * threshold; the thresholds are the R-coupled extremes of the last epoch's projected gradients,
  *     ub_l = max_k |R_kl|·max_j ĝ_jk,   lb_l = min_k |R_kl|·min_j ĝ_jk
- * (reduced over ranks: 2L numbers), and a label whose range has closed below its threshold gets
- * all its coordinates back and a finer threshold (SHRINK_STEP). The certificate scores every coordinate, shrunk or not (the final
- * verification pass), with the regulariser in W-form (λ/2)·Σ_l u_l·z_l = (λ/2)·Σ_i c_i·Zᵀx_i:
- * primal J(Z), dual Σ_i b_i − (λ/2)·Σ_l u_l·z_l. */
+ * (reduced over ranks: 2L numbers); a label whose range has closed below its level gets all its
+ * coordinates back, and after a full pass that closes too a finer level (shrink.h). The
+ * certificate scores every coordinate, shrunk or not (the final verification pass), with the
+ * regulariser in W-form (λ/2)·Σ_l u_l·z_l = (λ/2)·Σ_i c_i·Zᵀx_i: primal J(Z), dual
+ * Σ_i b_i − (λ/2)·Σ_l u_l·z_l. */
 #include "dual.h"
 #include "m3l.h"
+#include "shrink.h"
 #include "strux/io.h"
 
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
-
-/* projected-gradient range under which a label's shrunk coordinates first return (LIBLINEAR's
- * default -e of the dual solvers, in its units: the hinge's gradient 1 − y·z·x; sdca's
- * SHRINK_EPS). Each return divides the label's threshold by SHRINK_STEP: LIBLINEAR stops there,
- * but the run goes on to solver.tol, and with a fixed threshold every later epoch would be a full
- * pass; so the active sets keep working at ever finer ranges, each stage ending with a full pass
- * (specs/m3l.md §3.6), down to SHRINK_EPS_MIN. */
-#define SHRINK_EPS 0.1
-#define SHRINK_STEP 10.0
-#define SHRINK_EPS_MIN 1e-12
 
 const strux_opt_spec strux_m3l_opt_specs[] = {
     {"m3l.prior", STRUX_OPT_CHOICE, offsetof(strux_m3l_options, prior), "identity", 0, 0,
@@ -83,11 +75,7 @@ typedef struct m3l_data {
     double *tmp;        /* scores of the active labels (sparse scoring) */
     double *dc;         /* the block change of the visit */
     double *rdc;        /* R·dc */
-    unsigned char *out; /* per coordinate: 1 while shrunk */
-    double *th_max, *th_min; /* per label: the shrinking thresholds (minimisation sign) */
-    double *pg_max, *pg_min; /* per label: this epoch's projected-gradient range */
-    double *eps;             /* per label: the range under which its coordinates return */
-    double *red;             /* 2L: the reduction buffer */
+    strux_shrink sh;    /* per-label active sets, thresholds coupled through |R| (shrink.h) */
     int shrink;
     double eig_min, eig_max;
     char source[2 * STRUX_OPT_STR + 64]; /* where R came from (log, model file) */
@@ -167,20 +155,6 @@ static strux_status build_prior(strux_solver *s, m3l_data *m)
     return STRUX_OK;
 }
 
-static void reset_thresholds(m3l_data *m, int32_t l)
-{
-    m->th_max[l] = INFINITY;
-    m->th_min[l] = -INFINITY;
-}
-
-static void reset_stats(m3l_data *m)
-{
-    for (int32_t l = 0; l < m->L; l++) {
-        m->pg_max[l] = -INFINITY;
-        m->pg_min[l] = INFINITY;
-    }
-}
-
 static strux_status m3l_setup(strux_solver *s, dual_data *d)
 {
     m3l_data *m;
@@ -207,19 +181,8 @@ static strux_status m3l_setup(strux_solver *s, dual_data *d)
     STRUX_TRY(strux_alloc_array(&m->tmp, n, sizeof *m->tmp));
     STRUX_TRY(strux_alloc_array(&m->dc, n, sizeof *m->dc));
     STRUX_TRY(strux_alloc_array(&m->rdc, n, sizeof *m->rdc));
-    STRUX_TRY(strux_alloc_array(&m->out, (size_t)d->off[ds->n_local] + 1, sizeof *m->out));
-    STRUX_TRY(strux_alloc_array(&m->th_max, n, sizeof *m->th_max));
-    STRUX_TRY(strux_alloc_array(&m->th_min, n, sizeof *m->th_min));
-    STRUX_TRY(strux_alloc_array(&m->pg_max, n, sizeof *m->pg_max));
-    STRUX_TRY(strux_alloc_array(&m->pg_min, n, sizeof *m->pg_min));
-    STRUX_TRY(strux_alloc_array(&m->red, 2 * n, sizeof *m->red));
-    STRUX_TRY(strux_alloc_array(&m->eps, n, sizeof *m->eps));
-    for (int32_t l = 0; l < L; l++)
-        m->eps[l] = SHRINK_EPS;
+    STRUX_TRY(strux_shrink_init(&m->sh, L, d->off[ds->n_local]));
     m->shrink = s->opt.m3l.shrinking;
-    for (int32_t l = 0; l < L; l++)
-        reset_thresholds(m, l); /* nothing shrinks in the first epoch */
-    reset_stats(m);
     return STRUX_OK;
 }
 
@@ -237,10 +200,7 @@ static strux_status m3l_visit(strux_solver *s, dual_data *d, int64_t i)
     double v = strux_dataset_weight(ds, i);
     if (!(v > 0)) return STRUX_OK; /* hinges that weigh 0 */
     double *ci = d->c + d->off[i];
-    unsigned char *out = m->out + d->off[i];
-    int32_t n_act = 0;
-    for (int32_t k = 0; k < L; k++)
-        if (!out[k]) m->rows[n_act++] = k;
+    int32_t n_act = strux_shrink_active(&m->sh, d->off[i], L, m->rows);
     if (n_act == 0) return STRUX_OK;
     strux_block_shape bs = strux_task_block_shape(s->task, ds, i);
     strux_task_block_gram(ds, &bs, i, d->X);
@@ -260,24 +220,7 @@ static strux_status m3l_visit(strux_solver *s, dual_data *d, int64_t i)
         int32_t k = m->rows[q];
         double sk = m->sigma[k], alpha = -ci[k] * sk * lambda_n;
         double grad = 1 + sk * m->s[k]; /* W/v·∂D/∂α_ik; LIBLINEAR's G is −grad */
-        if (m->shrink) {
-            double g = -grad, pg = g;
-            if (alpha == 0) {
-                if (g > m->th_max[k]) {
-                    out[k] = 1;
-                    continue;
-                }
-                if (g > 0) pg = 0;
-            } else if (alpha == 1) {
-                if (g < m->th_min[k]) {
-                    out[k] = 1;
-                    continue;
-                }
-                if (g < 0) pg = 0;
-            }
-            m->pg_max[k] = fmax(m->pg_max[k], pg);
-            m->pg_min[k] = fmin(m->pg_min[k], pg);
-        }
+        if (m->shrink && strux_shrink_test(&m->sh, k, d->off[i] + k, alpha, -grad)) continue;
         double r_kk = m->R[(int64_t)k * L + k];
         double a_new = alpha + lambda_n * grad / (sx * r_kk);
         a_new = a_new < 0 ? 0 : a_new > 1 ? 1 : a_new;
@@ -306,41 +249,13 @@ static strux_status m3l_visit(strux_solver *s, dual_data *d, int64_t i)
     return STRUX_OK;
 }
 
-/* The epoch's per-label projected-gradient ranges over all ranks, coupled through |R| (§3.5),
- * become the next epoch's thresholds (an upper end at or below 0, or a lower end at or above 0,
- * means none on that side); a label whose range has closed below its eps gets every coordinate
- * back and a finer eps. */
+/* The per-label thresholds coupled through |R| (§3.5), returns and levels (shrink.h). */
 static strux_status m3l_epoch_done(strux_solver *s, dual_data *d)
 {
     m3l_data *m = d->mdata;
     if (!m->shrink) return STRUX_OK;
-    int32_t L = m->L;
-    for (int32_t l = 0; l < L; l++) {
-        m->red[l] = m->pg_max[l];
-        m->red[L + l] = -m->pg_min[l];
-    }
-    STRUX_TRY(strux_comm_allreduce_max(s->comm, m->red, 2 * (int64_t)L));
-    int64_t n = s->ds->n_local;
-    for (int32_t l = 0; l < L; l++) {
-        double hi = -INFINITY, lo = INFINITY;
-        for (int64_t p = m->col_ptr[l]; p < m->col_ptr[l + 1]; p++) {
-            int32_t k = m->col_idx[p];
-            double a = fabs(m->col_val[p]);
-            if (m->red[k] > -INFINITY) hi = fmax(hi, a * m->red[k]);
-            if (m->red[L + k] > -INFINITY) lo = fmin(lo, -a * m->red[L + k]);
-        }
-        if (hi - lo <= m->eps[l]) { /* also when no coordinate of the coupled labels was active */
-            for (int64_t i = 0; i < n; i++)
-                m->out[d->off[i] + l] = 0;
-            reset_thresholds(m, l);
-            m->eps[l] = fmax(m->eps[l] / SHRINK_STEP, SHRINK_EPS_MIN);
-        } else {
-            m->th_max[l] = hi > 0 ? hi : INFINITY;
-            m->th_min[l] = lo < 0 ? lo : -INFINITY;
-        }
-    }
-    reset_stats(m);
-    return STRUX_OK;
+    strux_shrink_coupling abs_r = {m->col_ptr, m->col_idx, m->col_val};
+    return strux_shrink_epoch_done(&m->sh, s->comm, d->off, s->ds->n_local, &abs_r);
 }
 
 /* Primal J(Z) = (λ/2)·Σ_l u_l·z_l + loss (W-form, §1.9; the loss is the engine's exact-search
@@ -368,59 +283,40 @@ static strux_status m3l_certificate(strux_solver *s, strux_certificate *c)
     return STRUX_OK;
 }
 
-/* Checkpoint, per example: the shrunk flags of its coordinates. */
+/* Checkpoint, per example: its coordinates' shrunk flags (shrink.h). */
 static strux_status m3l_save(const strux_solver *s, const dual_data *d, int64_t i0, int64_t i1,
                              strux_blob *b)
 {
     (void)s;
     const m3l_data *m = d->mdata;
-    return strux_blob_put(b, m->out + d->off[i0], (size_t)(d->off[i1] - d->off[i0]));
+    return strux_shrink_save(&m->sh, d->off, i0, i1, b);
 }
 
 static strux_status m3l_load(strux_solver *s, dual_data *d, int64_t i0, int64_t i1, strux_blob *b)
 {
     (void)s;
     m3l_data *m = d->mdata;
-    return strux_blob_get(b, m->out + d->off[i0], (size_t)(d->off[i1] - d->off[i0]),
-                          "m3l shrunk coordinates");
+    return strux_shrink_load(&m->sh, d->off, i0, i1, b);
 }
 
-/* The epoch's per-label ranges so far, over all ranks (a checkpoint between rounds): the max/min
- * reduction of m3l_epoch_done is idempotent, so it ends the same. */
+/* The epoch's per-label ranges so far, over all ranks (a checkpoint between rounds). */
 static strux_status m3l_reduce_partial(strux_solver *s, dual_data *d)
 {
     m3l_data *m = d->mdata;
-    if (!m->shrink) return STRUX_OK;
-    int32_t L = m->L;
-    for (int32_t l = 0; l < L; l++) {
-        m->red[l] = m->pg_max[l];
-        m->red[L + l] = -m->pg_min[l];
-    }
-    STRUX_TRY(strux_comm_allreduce_max(s->comm, m->red, 2 * (int64_t)L));
-    for (int32_t l = 0; l < L; l++) {
-        m->pg_max[l] = m->red[l];
-        m->pg_min[l] = -m->red[L + l];
-    }
-    return STRUX_OK;
+    return m->shrink ? strux_shrink_reduce_partial(&m->sh, s->comm) : STRUX_OK;
 }
 
-/* Checkpoint, global: the per-label thresholds, return ranges and the epoch's ranges so far. */
+/* Checkpoint, global: the shrinking state of every label. */
 static strux_status m3l_save_global(const dual_data *d, strux_blob *b)
 {
     const m3l_data *m = d->mdata;
-    const double *v[5] = {m->th_max, m->th_min, m->eps, m->pg_max, m->pg_min};
-    for (int k = 0; k < 5; k++)
-        STRUX_TRY(strux_blob_put(b, v[k], (size_t)m->L * sizeof *v[k]));
-    return STRUX_OK;
+    return strux_shrink_save_global(&m->sh, b);
 }
 
 static strux_status m3l_load_global(dual_data *d, strux_blob *b)
 {
     m3l_data *m = d->mdata;
-    double *v[5] = {m->th_max, m->th_min, m->eps, m->pg_max, m->pg_min};
-    for (int k = 0; k < 5; k++)
-        STRUX_TRY(strux_blob_get(b, v[k], (size_t)m->L * sizeof *v[k], "m3l shrinking ranges"));
-    return STRUX_OK;
+    return strux_shrink_load_global(&m->sh, b);
 }
 
 static void m3l_destroy(dual_data *d)
@@ -437,13 +333,7 @@ static void m3l_destroy(dual_data *d)
     strux_free(&m->tmp);
     strux_free(&m->dc);
     strux_free(&m->rdc);
-    strux_free(&m->out);
-    strux_free(&m->th_max);
-    strux_free(&m->th_min);
-    strux_free(&m->pg_max);
-    strux_free(&m->pg_min);
-    strux_free(&m->red);
-    strux_free(&m->eps);
+    strux_shrink_free(&m->sh);
     strux_free(&d->mdata);
 }
 

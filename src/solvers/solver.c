@@ -64,9 +64,16 @@ const strux_opt_spec strux_solver_opt_specs[] = {
      "al. 2013) instead of the iterate; the gap is then J(w̄) − D"},
     {"solver.shrinking", STRUX_OPT_BOOL, offsetof(strux_solver_options, shrinking), "true", 0, 0,
      NULL,
-     "sdca on binary hinges (1-vs-All): leave out of the passes the coordinates whose projected "
-     "gradient says they stay at a bound, as LIBLINEAR does, and bring them all back when the "
-     "rest has converged (the certificates always score every coordinate); false for ablations"},
+     "sdca on binary hinges (1-vs-All): LIBLINEAR's shrinking and stopping per label: leave out "
+     "of the passes the coordinates whose projected gradient says they stay at a bound, bring a "
+     "label's back when its range closes, then go on at a tenfold finer level (the certificates "
+     "always score every coordinate); false for ablations"},
+    {"solver.dual_blocks", STRUX_OPT_CHOICE, offsetof(strux_solver_options, dual_blocks), "auto", 0,
+     0, "auto|dense|sparse",
+     "sdca on binary hinges: its dual variables as a dense block per example, or as lists of the "
+     "non-zero ones (1-vs-All with many labels, where most are 0); auto: sparse from 64 labels "
+     "(hinges per example) on. sparse needs a sum of binary hinges (task flag hinge_parts, "
+     "surrogate flag one_call) and no [constraints]"},
     {"solver.cp_eps", STRUX_OPT_DOUBLE, offsetof(strux_solver_options, cp_eps), "1e-6", 0, 1e6,
      NULL,
      "a label enters example i's working set when its "
@@ -224,7 +231,29 @@ strux_status strux_solver_check_options(const strux_solver_options *opt,
                 "task.type = %s needs a surrogate with flag %s (%s); surrogate.type = %s with "
                 "surrogate.search = %s lacks it: surrogates with it: %s",
                 to->type, flags, why, so->type, search, strux_surrogate_names(needs));
+    STRUX_CHECK(strcmp(opt->dual_blocks, "sparse") != 0 ||
+                    ((task_caps & STRUX_CAP_HINGE_PARTS) && (search_caps & STRUX_CAP_ONE_CALL)),
+                STRUX_ERR_CONFIG,
+                "solver.dual_blocks = sparse keeps the duals of a sum of binary hinges, one per "
+                "label (task flag hinge_parts, surrogate flag one_call); task.type = %s with "
+                "surrogate.type = %s is not one: use solver.dual_blocks = dense or auto",
+                to->type, so->type);
     return check_caps(e, search_caps, search, so->type);
+}
+
+int strux_solver_sparse_duals(const char *type, const char *dual_blocks, unsigned task_caps,
+                              unsigned search_caps, int64_t max_parts)
+{
+    unsigned caps = 0;
+    if (strux_solver_type_caps(type, &caps) != STRUX_OK) {
+        strux_error_clear(); /* an unknown solver: the options check names it */
+        return 0;
+    }
+    if (!(caps & STRUX_CAP_SPARSE_DUALS) || !(task_caps & STRUX_CAP_HINGE_PARTS) ||
+        !(search_caps & STRUX_CAP_ONE_CALL))
+        return 0;
+    return strcmp(dual_blocks, "sparse") == 0 ||
+           (strcmp(dual_blocks, "auto") == 0 && max_parts >= STRUX_SPARSE_DUALS_MIN_PARTS);
 }
 
 int strux_solver_reads_key(const strux_solver_options *opt, const char *key)

@@ -72,6 +72,9 @@ typedef struct strux_solver_entry {
 
 extern const strux_solver_entry strux_solver_registry[];
 
+/* solver.dual_blocks = auto: sparse lists of the hinge duals from this many hinges per example */
+#define STRUX_SPARSE_DUALS_MIN_PARTS 64
+
 strux_status strux_solver_create_sgd(strux_solver *s);
 /* m ← Σ over ranks of m (the stored values, row scales folded first; a sparse model as its
  * non-zeros, gathered, summed on rank 0 in rank order and broadcast). Collective. */

@@ -100,10 +100,13 @@ typedef struct ml_node {
 } ml_node;
 
 typedef struct ml_data {
-    ml_gain *gain; /* n_labels: per-label flip gains, sorted */
-    ml_gain *gain_tmp; /* n_labels: the sort's scratch */
+    ml_gain *gain;     /* n_labels: per-label flip gains, sorted (the wedge oracle: its first
+                          n_sorted; the rest are still in heap) */
+    ml_gain *gain_tmp; /* n_labels: the sort's scratch; the wedge oracle's heap of the gains not
+                          yet in order */
+    int32_t n_sorted, n_heap;
     /* what gain holds: the potentials (buffer and stamp) and the truth it was sorted for, so the
-     * repeated wedge queries of a search on one example sort once */
+     * repeated wedge queries of a search on one example share one order */
     const strux_pot *gain_pot;
     uint64_t gain_stamp;
     int32_t *gain_truth;
@@ -144,7 +147,7 @@ static int gain_before(const ml_gain *x, const ml_gain *y)
 }
 
 /* Stable bottom-up merge sort into gain_before order, through the scratch tmp (n entries):
- * oracles must not allocate, and the slack searches sort once per example (bench/weights.sh). */
+ * oracles must not allocate (the ban-list oracle's regrets). */
 static void gain_sort(ml_gain *a, ml_gain *tmp, int32_t n)
 {
     ml_gain *src = a, *dst = tmp;
@@ -162,6 +165,43 @@ static void gain_sort(ml_gain *a, ml_gain *tmp, int32_t n)
         dst = t;
     }
     if (src != a) memcpy(a, src, (size_t)n * sizeof *a);
+}
+
+/* The wedge oracle's order, drawn as far as a query needs it: the gains not yet in order form a
+ * binary heap by gain_before (built in O(L)), and each one taken costs O(log L), so a search whose
+ * queries stop after the first few error counts never sorts the rest. */
+static void gain_heap_down(ml_gain *h, int32_t n, int32_t c)
+{
+    ml_gain x = h[c];
+    for (;;) {
+        int32_t l = 2 * c + 1;
+        if (l >= n) break;
+        if (l + 1 < n && gain_before(&h[l + 1], &h[l])) l++;
+        if (!gain_before(&h[l], &x)) break;
+        h[c] = h[l];
+        c = l;
+    }
+    h[c] = x;
+}
+
+static void gain_heap_build(ml_data *d, int32_t n)
+{
+    d->n_sorted = 0;
+    d->n_heap = n;
+    for (int32_t c = n / 2 - 1; c >= 0; c--)
+        gain_heap_down(d->gain_tmp, n, c);
+}
+
+/* gain[e], taking gains off the heap until it is in order. */
+static double gain_at(ml_data *d, int32_t e)
+{
+    while (d->n_sorted <= e) {
+        ml_gain *h = d->gain_tmp;
+        d->gain[d->n_sorted++] = h[0];
+        h[0] = h[--d->n_heap];
+        gain_heap_down(h, d->n_heap, 0);
+    }
+    return d->gain[e].v;
 }
 
 /* Fill ans from the label in y. */
@@ -182,17 +222,24 @@ static void ml_answer(const strux_pot *pot, const strux_label *truth, const stru
     ans->size = size;
 }
 
+/* ML_WEDGE_TAU·max(1, |x|) */
+static inline double wedge_tol(double x)
+{
+    double ax = fabs(x);
+    return ML_WEDGE_TAU * (ax > 1.0 ? ax : 1.0);
+}
+
 /* Does the wedge of q admit the point (h, g)? Strict sides are g ≤ αh − τ and g ≥ βh + τ and
  * closed sides g ≤ αh + τ and g ≥ βh − τ, τ = ML_WEDGE_TAU·max(1, |slope·h|), so a label on a ray
  * shared by two wedges (closed in one, open in the other) is admitted by exactly one of them.
  * α = ∞: no upper side when closed; when open, g < ∞·h reads h > 0 (h ≥ τ). */
-static int wedge_admits(const strux_query *q, double h, double g)
+static inline int wedge_admits(const strux_query *q, double h, double g)
 {
-    double tb = ML_WEDGE_TAU * fmax(1.0, fabs(q->beta * h));
-    if (q->lower_open ? !(g >= q->beta * h + tb) : !(g >= q->beta * h - tb)) return 0;
+    double bh = q->beta * h, tb = wedge_tol(bh);
+    if (q->lower_open ? !(g >= bh + tb) : !(g >= bh - tb)) return 0;
     if (isinf(q->alpha)) return !q->upper_open || h >= ML_WEDGE_TAU;
-    double ta = ML_WEDGE_TAU * fmax(1.0, fabs(q->alpha * h));
-    return q->upper_open ? g <= q->alpha * h - ta : g <= q->alpha * h + ta;
+    double ah = q->alpha * h, ta = wedge_tol(ah);
+    return q->upper_open ? g <= ah - ta : g <= ah + ta;
 }
 
 /* Constrained λ-oracle by the loss-indexed frontier of §2.4(a): for every error count e the label
@@ -214,22 +261,25 @@ static strux_status ml_oracle_wedge(const strux_task *t, const strux_pot *pot,
     if (d->gain_pot != pot || d->gain_stamp != pot->stamp ||
         memcmp(d->gain_truth, truth->y, (size_t)L * sizeof *truth->y) != 0) {
         for (int32_t k = 0; k < L; k++)
-            d->gain[k] = (ml_gain){truth->y[k] ? -pot->s[k] : pot->s[k], k};
-        gain_sort(d->gain, d->gain_tmp, L);
+            d->gain_tmp[k] = (ml_gain){truth->y[k] ? -pot->s[k] : pot->s[k], k};
+        gain_heap_build(d, L);
         d->gain_pot = pot;
         d->gain_stamp = pot->stamp;
         memcpy(d->gain_truth, truth->y, (size_t)L * sizeof *truth->y);
     }
+    /* v_e = a·m_e + b·e grows by a·gain_e + b, which (a ≥ 0, gains descending) never grows
+     * again once it is ≤ 0: from there on no e beats v_e, so the scan ends at such an e whose
+     * v_e is no more than the best admitted (ties keep the smaller e) */
     double m_e = 0, best = -INFINITY;
     int32_t e_best = -1;
     for (int32_t e = 0; e <= L; e++) {
-        if (e > 0) m_e += d->gain[e - 1].v;
-        if (!wedge_admits(q, m_e + q->h_shift, (double)e)) continue;
+        if (e > 0) m_e += gain_at(d, e - 1);
         double v = q->a * m_e + q->b * e;
-        if (v > best) {
+        if (v > best && wedge_admits(q, m_e + q->h_shift, (double)e)) {
             best = v;
             e_best = e;
         }
+        if (q->a >= 0 && e < L && v <= best && q->a * gain_at(d, e) + q->b <= 0) break;
     }
     y->n = L;
     y->n_mu = 0;

@@ -5,7 +5,10 @@
 # the run with exit 5 before the data is read, naming the estimate and the options that shrink it
 # (model.precision = float, model.layout = sparse, more ranks); data without a header passes the
 # first check and is refused with the data read; a model beyond the host's MemAvailable is
-# refused the same way; a run within its budget trains.
+# refused the same way; a run within its budget trains. sdca's sparse dual lists (issue 12,
+# solver.dual_blocks, auto for the 200 labels here) are estimated at their floor, 600 × 189 bytes,
+# which the dual state logged after the epoch reaches and the dense 1.0 MB bounds; the dense run's
+# refusal names solver.dual_blocks = sparse among the options that shrink it.
 . tests/common/tap.sh
 G=(--rows 600 --features 3000 --labels 200 --nnz 10 --labels-per-row 2 --seed 4)
 "$STRUX" gen "$WORK/d.h5" "${G[@]}" 2>/dev/null && "$STRUX" gen "$WORK/d.svm" "${G[@]}" 2>/dev/null
@@ -24,6 +27,7 @@ type = sdca
 lambda = 1e-3
 epochs = 1
 seed = 1
+dual_blocks = dense
 [output]
 model = $WORK/m.h5
 metrics =
@@ -44,6 +48,20 @@ for data in d.h5 d.svm; do
     ! grep -q "train data" "$WORK/err"
     ok $? "$data: no data was read"
 done
+grep -q "solver.dual_blocks = sparse (lists of the non-zero duals)" "$WORK/err"
+ok $? "the refusal names solver.dual_blocks = sparse"
+"$STRUX" train "$WORK/m.ini" --verbose --set solver.dual_blocks=auto 2>"$WORK/err"
+ok $? "solver.dual_blocks = auto (sparse lists for 200 labels) trains"
+grep -q "memory estimate before reading the data: .*dual state 0.1 MB (sparse lists" "$WORK/err" &&
+    grep -q "memory estimate with the data read: .*dual state 0.1 MB (sparse lists" "$WORK/err"
+ok $? "the estimates name the sparse lists' floor (0.11 MB) before and with the data read"
+$PY - "$WORK/err" <<'PY'
+import re, sys
+mb = [float(x) for x in re.findall(r"sdca: dual state ([0-9.]+) MB \(sparse blocks\)", open(sys.argv[1]).read())]
+print(f"# dual state logged: {mb} MB; floor 0.1134, dense 1.0")
+sys.exit(0 if mb and 0.1134 <= mb[-1] < 1.0 else 1)
+PY
+ok $? "the sparse lists logged after the epoch hold at least their floor and less than the dense blocks"
 expect_fail 5 "needs about .* MB per rank with the data read.*run.max_memory \(3.0 MB\)" \
     "no header: the first check passes and the run stops with the data read" \
     -- "$STRUX" train "$WORK/m.ini" --set data.train="$WORK/nohead.svm" --set run.max_memory=3
