@@ -7,6 +7,7 @@
 #define STRUX_COMM_H
 
 #include "strux/core.h"
+#include "strux/linalg.h"
 
 typedef struct strux_comm strux_comm;
 
@@ -41,6 +42,15 @@ strux_status strux_comm_allreduce_sum(strux_comm *c, double *buf, int64_t n);
 strux_status strux_comm_allreduce_sum_float(strux_comm *c, float *buf, int64_t n);
 strux_status strux_comm_allreduce_sum_i64(strux_comm *c, int64_t *buf, int64_t n);
 strux_status strux_comm_allreduce_max(strux_comm *c, double *buf, int64_t n);
+/* The sum of every rank's sparse parts, added part by part in rank order and, within a rank,
+ * in the order given: ((p0 + p1) + p2) + ..., so that the sum is the same doubles however the
+ * parts are spread over the ranks (the data blocks of a CoCoA+ round: parts in block order).
+ * Every rank's parts reach every rank once (MPI_Allgatherv of their rows, columns and values:
+ * 12 bytes an entry and 8 a row, the payload counted in strux_comm_bytes); each rank then sums
+ * them. out and the two work lists belong to the caller and keep their room between calls.
+ * STRUX_ERR_MPI when the parts of all ranks pass 16 GB. Collective. */
+strux_status strux_comm_sum_sparse(strux_comm *c, const strux_sparse_rows *parts, int32_t n_parts,
+                                   strux_sparse_rows *out, strux_sparse_rows work[2]);
 /* Broadcast bytes from root. Collective. */
 strux_status strux_comm_bcast(strux_comm *c, void *buf, size_t bytes, int root);
 /* Concatenate every rank's bytes on root in rank order. On root *out (allocated with strux_alloc,

@@ -58,6 +58,21 @@ strux_status strux_model_create(int32_t n_rows, int32_t dim, int64_t n_extra,
 strux_status strux_model_create_like(const strux_model *m, strux_model **out);
 void strux_model_destroy(strux_model **m);
 
+/* ---- views w + Δ (store_view.c) ---- */
+/* A view of base (borrowed: it must outlive the view, and the view reads it, never writes it):
+ * a model of base's shape whose row k reads base_k + Δ_k, every kernel that writes going into
+ * the change Δ, a model of delta_kind of its own (sparse: about 12 bytes a changed weight). It
+ * starts with Δ = 0. Its kind_of is base's; it has no storage for collectives, and row_norm2 on
+ * it sums its row (O(row)). */
+strux_status strux_model_create_view(const strux_model *base, strux_model_kind delta_kind,
+                                     strux_model **out);
+/* Δ ← 0 (its room kept for the next change): the view reads base again. */
+void strux_model_view_reset(strux_model *view);
+/* The change Δ since the last reset (owned by the view; its free parameters are the view's
+ * minus the base's at the reset). Valid until the view is written again. */
+strux_model *strux_model_view_delta(strux_model *view);
+int strux_model_is_view(const strux_model *m);
+
 int32_t strux_model_n_rows(const strux_model *m);
 int32_t strux_model_dim(const strux_model *m);
 int64_t strux_model_n_extra(const strux_model *m);
@@ -113,6 +128,11 @@ void strux_model_set_row_sparse(strux_model *m, int32_t k, int32_t n, const int3
 int32_t strux_model_row_nonzeros(const strux_model *m, int32_t k, int32_t *idx, double *val);
 /* The stored non-zeros of row k (O(dim) dense, O(its entries) sparse). */
 int32_t strux_model_row_nnz(const strux_model *m, int32_t k);
+/* out ← a·w as sparse rows: each row's non-zeros, the non-zero free parameters as row n_rows. */
+strux_status strux_model_nonzero_rows(const strux_model *m, double a, strux_sparse_rows *out);
+/* w_k += d_k for every row of d (row n_rows: the free parameters), as strux_model_axpy adds:
+ * v_k += (1/s_k)·d_k; only the touched rows' norms are recomputed. */
+void strux_model_add_rows(strux_model *m, const strux_sparse_rows *d);
 /* Drop every row weight with |w| < threshold (DiSMEC's pruning; the free parameters stay), the
  * sparse layout giving back their room; returns how many were dropped. */
 int64_t strux_model_prune(strux_model *m, double threshold);

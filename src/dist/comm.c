@@ -504,6 +504,165 @@ strux_status strux_comm_gather_bytes(strux_comm *c, const void *buf, size_t byte
     return st;
 }
 
+/* ---- sparse sums (strux_comm_sum_sparse) ---- */
+
+/* The wire form of one part: n_rows (int64), n (int64), then per row its id and entry count
+ * (int32 each), the n columns (int32) and the n values (double); a rank's parts follow each other
+ * after their count (int64), padded to whole 8-byte words (the unit of the Allgatherv). */
+static size_t part_bytes(const strux_sparse_rows *p)
+{
+    return 16 + (size_t)p->n_rows * 8 + (size_t)p->n * 12;
+}
+
+static char *put_bytes(char *at, const void *src, size_t n)
+{
+    memcpy(at, src, n);
+    return at + n;
+}
+
+static char *encode_part(char *at, const strux_sparse_rows *p)
+{
+    int64_t head[2] = {p->n_rows, p->n};
+    at = put_bytes(at, head, sizeof head);
+    for (int32_t r = 0; r < p->n_rows; r++) {
+        int32_t rc[2] = {p->row[r], (int32_t)(p->ptr[r + 1] - p->ptr[r])};
+        at = put_bytes(at, rc, sizeof rc);
+    }
+    at = put_bytes(at, p->col, (size_t)p->n * sizeof *p->col);
+    return put_bytes(at, p->val, (size_t)p->n * sizeof *p->val);
+}
+
+/* One part from the wire into p (its room grown); the position after it, or NULL when the
+ * bytes end early. */
+static const char *decode_part(const char *at, const char *end, strux_sparse_rows *p,
+                               strux_status *st)
+{
+    int64_t head[2];
+    *st = STRUX_OK;
+    if (end - at < 16) return NULL;
+    memcpy(head, at, sizeof head);
+    at += 16;
+    if (head[0] < 0 || head[1] < 0 || head[0] > INT32_MAX ||
+        (end - at) / 12 < head[1] || (end - at - head[1] * 12) / 8 < head[0])
+        return NULL;
+    strux_sparse_rows_clear(p);
+    *st = strux_sparse_rows_reserve(p, (int32_t)head[0], head[1]);
+    if (*st != STRUX_OK) return NULL;
+    int64_t n = 0;
+    for (int32_t r = 0; r < (int32_t)head[0]; r++) {
+        int32_t rc[2];
+        memcpy(rc, at, sizeof rc);
+        at += sizeof rc;
+        p->row[r] = rc[0];
+        p->ptr[r] = n;
+        n += rc[1];
+    }
+    if (n != head[1]) return NULL;
+    p->ptr[head[0]] = n;
+    p->n_rows = (int32_t)head[0];
+    p->n = n;
+    memcpy(p->col, at, (size_t)n * sizeof *p->col);
+    at += (size_t)n * sizeof *p->col;
+    memcpy(p->val, at, (size_t)n * sizeof *p->val);
+    return at + (size_t)n * sizeof *p->val;
+}
+
+#define WORD 8 /* bytes per unit of the sparse Allgatherv (MPI_UINT64_T) */
+
+strux_status strux_comm_sum_sparse(strux_comm *c, const strux_sparse_rows *parts, int32_t n_parts,
+                                   strux_sparse_rows *out, strux_sparse_rows work[2])
+{
+    double t0 = strux_time_now(), s0 = c->seconds; /* the agreements inside count once */
+    size_t bytes = 8;
+    for (int32_t q = 0; q < n_parts; q++)
+        bytes += part_bytes(&parts[q]);
+    int64_t words = (int64_t)((bytes + WORD - 1) / WORD);
+    strux_status st = STRUX_OK;
+    char *mine = NULL, *all = NULL;
+    int *counts = NULL, *displs = NULL;
+    if (words > INT_MAX)
+        st = strux_error_set(STRUX_ERR_MPI, __FILE__, __LINE__, __func__,
+                             "a sparse sum of %zu bytes from one rank exceeds one MPI message",
+                             bytes);
+    if (st == STRUX_OK) st = strux_alloc(&mine, (size_t)words * WORD);
+    if (st == STRUX_OK) st = strux_alloc_array(&counts, (size_t)c->size, sizeof *counts);
+    if (st == STRUX_OK) st = strux_alloc_array(&displs, (size_t)c->size, sizeof *displs);
+    if (st == STRUX_OK) {
+        char *at = mine;
+        int64_t n_parts64 = n_parts;
+        at = put_bytes(at, &n_parts64, sizeof n_parts64);
+        for (int32_t q = 0; q < n_parts; q++)
+            at = encode_part(at, &parts[q]);
+    }
+    STRUX_TRY_GOTO(st, strux_comm_agree(c, st), done); /* every rank, or none, goes on */
+    int mine_words = (int)words;
+    watch_enter("MPI_Allgather (sparse sum sizes)");
+    int rc = MPI_Allgather(&mine_words, 1, MPI_INT, counts, 1, MPI_INT, c->comm);
+    watch_leave();
+    if (rc != MPI_SUCCESS) {
+        st = mpi_error(rc, "MPI_Allgather", __FILE__, __LINE__, __func__);
+        goto done;
+    }
+    int64_t total = 0;
+    for (int r = 0; r < c->size; r++) {
+        displs[r] = (int)total;
+        total += counts[r];
+    }
+    STRUX_CHECK_GOTO(st, total <= INT_MAX, STRUX_ERR_MPI, done,
+                     "a sparse sum of %lld bytes over all ranks exceeds one MPI message",
+                     (long long)total * WORD);
+    STRUX_TRY_GOTO(st, strux_comm_agree(c, strux_alloc(&all, (size_t)total * WORD)), done);
+    watch_enter("MPI_Allgatherv (sparse sum)");
+    rc = MPI_Allgatherv(mine, mine_words, MPI_UINT64_T, all, counts, displs, MPI_UINT64_T,
+                        c->comm);
+    watch_leave();
+    if (rc != MPI_SUCCESS) {
+        st = mpi_error(rc, "MPI_Allgatherv", __FILE__, __LINE__, __func__);
+        goto done;
+    }
+    if (c->size > 1) c->bytes += (int64_t)bytes;
+    /* ((p0 + p1) + p2) + ...: acc and work[1] trade places after each addition */
+    strux_sparse_rows *acc = out, *tmp = &work[1];
+    strux_sparse_rows_clear(acc);
+    int first = 1;
+    for (int r = 0; r < c->size && st == STRUX_OK; r++) {
+        const char *p = all + (size_t)displs[r] * WORD, *end = p + (size_t)counts[r] * WORD;
+        int64_t n_r;
+        memcpy(&n_r, p, sizeof n_r);
+        p += sizeof n_r;
+        for (int64_t q = 0; q < n_r && st == STRUX_OK; q++) {
+            p = decode_part(p, end, first ? acc : &work[0], &st);
+            if (!p) {
+                if (st == STRUX_OK)
+                    st = strux_error_set(STRUX_ERR_INTERNAL, __FILE__, __LINE__, __func__,
+                                         "rank %d's sparse part %lld is cut short", r,
+                                         (long long)q);
+                break;
+            }
+            if (first) {
+                first = 0;
+                continue;
+            }
+            st = strux_sparse_rows_add(acc, &work[0], tmp);
+            strux_sparse_rows *t = acc;
+            acc = tmp;
+            tmp = t;
+        }
+    }
+    if (acc != out) { /* the sum is in the caller's work[1]: trade the two */
+        strux_sparse_rows t = *out;
+        *out = *acc;
+        *acc = t;
+    }
+done:
+    strux_free(&mine);
+    strux_free(&all);
+    strux_free(&counts);
+    strux_free(&displs);
+    c->seconds = s0 + (strux_time_now() - t0);
+    return st;
+}
+
 #define COLLECT_TAG 7 /* point-to-point tag of strux_comm_collect */
 
 static strux_status transfer(strux_comm *c, char *data, size_t n, int peer)

@@ -61,8 +61,8 @@ const char *strux_precision_name(strux_precision precision)
     return precision == STRUX_PRECISION_FLOAT ? "float" : "double";
 }
 
-strux_status strux_model_create(int32_t n_rows, int32_t dim, int64_t n_extra,
-                                strux_model_kind kind, strux_model **out)
+strux_status strux_model_alloc(int32_t n_rows, int32_t dim, int64_t n_extra, strux_model_kind kind,
+                               const strux_store_ops *ops, strux_model **out)
 {
     STRUX_CHECK(n_rows >= 0 && dim >= 0 && n_extra >= 0, STRUX_ERR_INTERNAL,
                 "model shape %d x %d + %lld is negative", n_rows, dim, (long long)n_extra);
@@ -74,10 +74,9 @@ strux_status strux_model_create(int32_t n_rows, int32_t dim, int64_t n_extra,
     m->kind = kind;
     m->free_col = -1;
     m->failed_row = -1;
-    m->ops = kind.layout == STRUX_LAYOUT_SPARSE ? &strux_store_sparse_ops : &strux_store_dense_ops;
+    m->ops = ops;
     int64_t n_scratch = n_rows > dim ? n_rows : dim;
-    strux_status st = m->ops->create(m);
-    if (st == STRUX_OK) st = strux_alloc_array(&m->s, (size_t)n_rows + 1, sizeof *m->s);
+    strux_status st = strux_alloc_array(&m->s, (size_t)n_rows + 1, sizeof *m->s);
     if (st == STRUX_OK) st = strux_alloc_array(&m->nrm, (size_t)n_rows + 1, sizeof *m->nrm);
     if (st == STRUX_OK) st = strux_alloc_array(&m->extra, (size_t)n_extra + 1, sizeof *m->extra);
     if (st == STRUX_OK)
@@ -85,6 +84,7 @@ strux_status strux_model_create(int32_t n_rows, int32_t dim, int64_t n_extra,
     if (st == STRUX_OK) st = strux_alloc_array(&m->list, (size_t)n_rows + 1, sizeof *m->list);
     if (st == STRUX_OK) st = strux_alloc_array(&m->ridx, 3 * (size_t)dim + 1, sizeof *m->ridx);
     if (st == STRUX_OK) st = strux_alloc_array(&m->rval, 3 * (size_t)dim + 1, sizeof *m->rval);
+    if (st == STRUX_OK) st = m->ops->create(m);
     if (st != STRUX_OK) {
         strux_model_destroy(&m);
         return strux_error_frame(st, __FILE__, __LINE__, __func__);
@@ -93,6 +93,15 @@ strux_status strux_model_create(int32_t n_rows, int32_t dim, int64_t n_extra,
         m->s[k] = 1;
     *out = m;
     return STRUX_OK;
+}
+
+strux_status strux_model_create(int32_t n_rows, int32_t dim, int64_t n_extra,
+                                strux_model_kind kind, strux_model **out)
+{
+    return strux_model_alloc(n_rows, dim, n_extra, kind,
+                             kind.layout == STRUX_LAYOUT_SPARSE ? &strux_store_sparse_ops
+                                                                : &strux_store_dense_ops,
+                             out);
 }
 
 strux_status strux_model_create_like(const strux_model *m, strux_model **out)
@@ -188,7 +197,27 @@ static double rows_dot(const strux_model *a, const strux_model *b, const double 
     return sum;
 }
 
-/* y_k += c[k]·x_k of the stored values (rows with c[k] = 0 untouched), row by row. */
+int32_t strux_row_merge(int32_t ny, const int32_t *iy, const double *vy, double c, int32_t nx,
+                        const int32_t *ix, const double *vx, int32_t *io, double *vo)
+{
+    int32_t i = 0, j = 0, n = 0;
+    while (i < nx || j < ny) {
+        if (j == ny || (i < nx && ix[i] < iy[j])) {
+            io[n] = ix[i];
+            vo[n++] = 0 + c * vx[i++];
+        } else if (i == nx || iy[j] < ix[i]) {
+            io[n] = iy[j];
+            vo[n++] = vy[j++];
+        } else {
+            io[n] = ix[i];
+            vo[n++] = vy[j++] + c * vx[i++];
+        }
+    }
+    return n;
+}
+
+/* y_k += c[k]·x_k of the stored values (rows with c[k] = 0 or an empty x_k untouched), row by
+ * row. */
 static void rows_axpy(const strux_model *x, strux_model *y, const double *c)
 {
     const int32_t D = y->dim;
@@ -196,22 +225,10 @@ static void rows_axpy(const strux_model *x, strux_model *y, const double *c)
     double *vx = y->rval, *vy = y->rval + D, *vo = y->rval + 2 * (size_t)D;
     for (int32_t k = 0; k < y->n_rows; k++) {
         if (c[k] == 0) continue;
-        int32_t nx = x->ops->row(x, k, ix, vx), ny = y->ops->row(y, k, iy, vy), i = 0, j = 0,
-                n = 0;
+        int32_t nx = x->ops->row(x, k, ix, vx);
         if (nx == 0) continue;
-        while (i < nx || j < ny) {
-            if (j == ny || (i < nx && ix[i] < iy[j])) {
-                io[n] = ix[i];
-                vo[n++] = 0 + c[k] * vx[i++];
-            } else if (i == nx || iy[j] < ix[i]) {
-                io[n] = iy[j];
-                vo[n++] = vy[j++];
-            } else {
-                io[n] = ix[i];
-                vo[n++] = vy[j++] + c[k] * vx[i++];
-            }
-        }
-        y->ops->set_row(y, k, n, io, vo);
+        int32_t ny = y->ops->row(y, k, iy, vy);
+        y->ops->set_row(y, k, strux_row_merge(ny, iy, vy, c[k], nx, ix, vx, io, vo), io, vo);
     }
     y->ops->norms(y); /* every row's, as the dense kernels do */
 }
@@ -256,6 +273,13 @@ void strux_model_add_row(strux_model *m, const strux_csr *x, int64_t r, int32_t 
 
 double strux_model_row_norm2(const strux_model *m, int32_t k)
 {
+    if (m->view) { /* a view keeps no norms: summed from its row */
+        int32_t n = m->ops->row(m, k, m->ridx, m->rval);
+        double n2 = 0;
+        for (int32_t q = 0; q < n; q++)
+            n2 += m->rval[q] * m->rval[q];
+        return m->s[k] * m->s[k] * n2;
+    }
     return m->s[k] * m->s[k] * m->nrm[k];
 }
 
@@ -342,15 +366,21 @@ static strux_status same_shape(const strux_model *a, const strux_model *b, const
     return STRUX_OK;
 }
 
+/* One store and one stored type: the stores' own copy, dot and axpy apply. */
 static int same_kind(const strux_model *a, const strux_model *b)
 {
-    return a->kind.layout == b->kind.layout && a->kind.precision == b->kind.precision;
+    return a->ops == b->ops && a->kind.layout == b->kind.layout &&
+           a->kind.precision == b->kind.precision;
 }
 
 strux_status strux_model_copy(strux_model *dst, const strux_model *src)
 {
     STRUX_TRY(same_shape(dst, src, "copy"));
     if (dst == src) return STRUX_OK;
+    if (dst->view && dst->view->base == src) { /* a view of src: no change */
+        strux_model_view_reset(dst);
+        return STRUX_OK;
+    }
     memcpy(dst->extra, src->extra, (size_t)src->n_extra * sizeof *src->extra);
     if (same_kind(dst, src) && src->ops->copy) {
         src->ops->copy(dst, src);
@@ -435,6 +465,52 @@ int32_t strux_model_row_nnz(const strux_model *m, int32_t k)
     return m->ops->row(m, k, m->ridx, m->rval);
 }
 
+strux_status strux_model_nonzero_rows(const strux_model *m, double a, strux_sparse_rows *out)
+{
+    strux_sparse_rows_clear(out);
+    for (int32_t k = 0; k < m->n_rows; k++) {
+        int32_t n = m->ops->row(m, k, m->ridx, m->rval);
+        for (int32_t q = 0; q < n; q++)
+            m->rval[q] *= m->s[k];
+        STRUX_TRY(strux_sparse_rows_append(out, k, n, m->ridx, m->rval, a));
+    }
+    int32_t n = 0; /* the free parameters: row n_rows */
+    for (int64_t e = 0; e < m->n_extra; e++)
+        n += m->extra[e] != 0;
+    if (n == 0) return STRUX_OK;
+    STRUX_TRY(strux_sparse_rows_reserve(out, out->n_rows + 1, out->n + n));
+    out->row[out->n_rows] = m->n_rows;
+    out->ptr[out->n_rows] = out->n;
+    for (int64_t e = 0; e < m->n_extra; e++)
+        if (m->extra[e] != 0) {
+            out->col[out->n] = (int32_t)e;
+            out->val[out->n++] = a * m->extra[e];
+        }
+    out->ptr[++out->n_rows] = out->n;
+    return STRUX_OK;
+}
+
+void strux_model_add_rows(strux_model *m, const strux_sparse_rows *d)
+{
+    const int32_t D = m->dim;
+    int32_t *iy = m->ridx + D, *io = m->ridx + 2 * (size_t)D;
+    double *vy = m->rval + D, *vo = m->rval + 2 * (size_t)D;
+    for (int32_t r = 0; r < d->n_rows; r++) {
+        const int32_t k = d->row[r];
+        const int64_t p0 = d->ptr[r], n = d->ptr[r + 1] - p0;
+        if (k == m->n_rows) { /* the free parameters */
+            for (int64_t p = p0; p < p0 + n; p++)
+                m->extra[d->col[p]] += d->val[p];
+            continue;
+        }
+        double c = 1 / m->s[k]; /* as axpy: v_k += (a·1/s_k)·Δ_k with a = 1 */
+        int32_t ny = m->ops->row(m, k, iy, vy);
+        m->ops->set_row(m, k, strux_row_merge(ny, iy, vy, c, (int32_t)n, d->col + p0, d->val + p0,
+                                              io, vo),
+                        io, vo);
+    }
+}
+
 int64_t strux_model_prune(strux_model *m, double threshold)
 {
     int64_t dropped = 0;
@@ -496,8 +572,14 @@ strux_status strux_model_put(const strux_model *m, strux_blob *b)
     double *row = m->scratch; /* dim ≤ scratch length */
     for (int32_t k = 0; k < m->n_rows; k++) {
         int64_t n = m->ops->row(m, k, m->ridx, m->rval);
+        double nrm = m->nrm[k];
+        if (m->view) { /* a view keeps no norms: its row's */
+            nrm = 0;
+            for (int64_t q = 0; q < n; q++)
+                nrm += m->rval[q] * m->rval[q];
+        }
         STRUX_TRY(strux_blob_put(b, &m->s[k], sizeof *m->s));
-        STRUX_TRY(strux_blob_put(b, &m->nrm[k], sizeof *m->nrm));
+        STRUX_TRY(strux_blob_put(b, &nrm, sizeof nrm));
         if (n * (int64_t)(sizeof(int32_t) + sizeof(double)) < (int64_t)m->dim * 8) {
             STRUX_TRY(strux_blob_put(b, &n, sizeof n));
             STRUX_TRY(strux_blob_put(b, m->ridx, (size_t)n * sizeof *m->ridx));

@@ -51,9 +51,13 @@ struct dual_data {
     double *c;        /* block coefficients of every local example */
     double *b;        /* loss shares b_i of the local examples */
     strux_model *w;   /* the agreed iterate: the solver's model, or its own when averaging */
-    strux_model *wl;  /* this rank's view w + σ′·Δw during a round (w itself with one block) */
+    strux_model *wl;  /* this rank's view w + σ′·Δw during a round: w itself with one block; a
+                         strux_model view of w holding only σ′·Δw for a sparse w; else a copy */
     double sigma;     /* σ′ = data blocks of all ranks */
-    strux_model *acc; /* Σ Δw_k of this rank's blocks (only with several local blocks) */
+    strux_model *acc; /* Σ Δw_k of this rank's blocks (dense views with several local blocks) */
+    strux_sparse_rows *part; /* sparse views: each local block's Δw_k of the round */
+    strux_sparse_rows sum, work[2]; /* Σ_k Δw_k of a sparse sync, and its scratch */
+    int64_t syncs, sync_nnz, sync_bytes; /* this epoch's: syncs, Σ entries of ΣΔw_k, bytes */
     double *dw;       /* this rank's Δw_k, one slot per local block (the block-ordered sum) */
     double *dw_sum;   /* Σ_k Δw_k in block order */
     int64_t dw_len;   /* stored weights + free parameters per slot; 0: rank-ordered allreduce */
