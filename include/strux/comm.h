@@ -29,7 +29,7 @@ void strux_comm_set_stall_timeout(strux_comm *c, double seconds);
  * itself when it enters that phase (tests/faults/signals.sh). Not Collective. */
 void strux_comm_set_phase(strux_comm *c, const char *phase);
 int strux_comm_size(const strux_comm *c);
-/* The number of ranks on this rank's host (MPI_COMM_TYPE_SHARED). Collective. */
+/* The number of ranks on this rank's host (MPI_COMM_TYPE_SHARED). Not Collective. */
 strux_status strux_comm_host_size(strux_comm *c, int *out);
 
 /* Error agreement. Collective: every rank passes its local status; all ranks return the status of
@@ -69,5 +69,25 @@ strux_status strux_comm_barrier(strux_comm *c);
 int64_t strux_comm_bytes(const strux_comm *c);
 /* Seconds spent in collectives since init (per rank). */
 double strux_comm_seconds(const strux_comm *c);
+
+/* ---- shared-memory windows (window.c): one block of memory per host ---- */
+typedef struct strux_window strux_window;
+/* bytes shared by the ranks of each host (MPI_Win_allocate_shared on the host communicator):
+ * the host's first rank holds them, the others map them; pages are committed when first
+ * written. Collective (every rank of the job). */
+strux_status strux_window_create(strux_comm *c, size_t bytes, strux_window **out);
+/* Collective; accepts NULL. */
+void strux_window_destroy(strux_window **w);
+/* The block in this process and its size. Not Collective. */
+void *strux_window_base(const strux_window *w);
+size_t strux_window_size(const strux_window *w);
+/* This rank is its host's first: the one that writes the block. Not Collective. */
+int strux_window_writer(const strux_window *w);
+/* Every rank of the host waits here until the writer's stores before it are visible to all.
+ * Collective. */
+strux_status strux_window_fence(strux_window *w);
+/* At least bytes (the writer's value counts): a larger window with the old contents (the base
+ * moves), or nothing when it is large enough. Collective. */
+strux_status strux_window_reserve(strux_window *w, size_t bytes);
 
 #endif

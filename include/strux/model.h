@@ -66,12 +66,40 @@ void strux_model_destroy(strux_model **m);
  * it sums its row (O(row)). */
 strux_status strux_model_create_view(const strux_model *base, strux_model_kind delta_kind,
                                      strux_model **out);
-/* Δ ← 0 (its room kept for the next change): the view reads base again. */
+/* Δ ← 0 (its room kept for the next change): the view reads s_k·base_k again (its own row
+ * scales, 1 unless the view was scaled, stay). */
 void strux_model_view_reset(strux_model *view);
 /* The change Δ since the last reset (owned by the view; its free parameters are the view's
  * minus the base's at the reset). Valid until the view is written again. */
 strux_model *strux_model_view_delta(strux_model *view);
 int strux_model_is_view(const strux_model *m);
+
+/* ---- one copy per host (store_shared.c; model.share = host) ---- */
+/* A block of memory the ranks of a host share, as the caller (src/dist: a window) provides it:
+ * every call but base/writer is Collective over the ranks of the job. */
+typedef struct strux_model_share {
+    void *ctx;
+    int writer;                 /* this rank writes the block (one per host) */
+    void *(*base)(void *ctx);   /* the block's address in this process */
+    size_t (*size)(void *ctx);  /* its bytes */
+    /* at least bytes (the writer's value counts), the contents kept; the base may move */
+    strux_status (*reserve)(void *ctx, size_t bytes);
+    /* the writer's stores before it visible to every rank of the host */
+    strux_status (*fence)(void *ctx);
+} strux_model_share;
+/* A zero model of this shape and kind whose stored values the ranks of a host share: a view
+ * (see above) of a packed model in the block (dense values, or sparse rows as one CSR with room
+ * for room_nnz entries at first, grown as needed), its change Δ private and sparse. Every kernel
+ * reads base + Δ and writes Δ, as any view; strux_model_shared_add_rows writes the block.
+ * Collective. */
+strux_status strux_model_create_shared(int32_t n_rows, int32_t dim, int64_t n_extra,
+                                       strux_model_kind kind, const strux_model_share *share,
+                                       int64_t room_nnz, strux_model **out);
+int strux_model_is_shared(const strux_model *m);
+/* w ← w + d for a shared model w, written once into the host's block: the writer merges its d
+ * (and its Δ, normally empty) into the block, as strux_model_add_rows would add them, every
+ * rank's Δ is reset and its rows follow the block. d is read on the writer only. Collective. */
+strux_status strux_model_shared_add_rows(strux_model *w, const strux_sparse_rows *d);
 
 int32_t strux_model_n_rows(const strux_model *m);
 int32_t strux_model_dim(const strux_model *m);

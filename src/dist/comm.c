@@ -12,6 +12,8 @@
  * because a blocked collective cannot return. */
 #include "strux/comm.h"
 
+#include "dist_impl.h"
+
 #include <limits.h>
 #include <mpi.h>
 #include <pthread.h>
@@ -266,16 +268,8 @@ void strux_comm_set_phase(strux_comm *c, const char *phase)
     atomic_store(&watch.phase_at, next);
 }
 
-struct strux_comm {
-    MPI_Comm comm; /* duplicate of MPI_COMM_WORLD with MPI_ERRORS_RETURN */
-    int rank, size;
-    int we_initialised; /* MPI_Init was called here, so finalize calls MPI_Finalize */
-    double seconds;     /* time inside collectives */
-    int64_t bytes;      /* bytes this rank contributed to collectives (0 at one rank) */
-};
-
-static strux_status mpi_error(int rc, const char *what, const char *file, int line,
-                              const char *func)
+strux_status strux_dist_mpi_error(int rc, const char *what, const char *file, int line,
+                                  const char *func)
 {
     char text[MPI_MAX_ERROR_STRING];
     int len = 0;
@@ -283,29 +277,17 @@ static strux_status mpi_error(int rc, const char *what, const char *file, int li
     return strux_error_set(STRUX_ERR_MPI, file, line, func, "%s failed: %s", what, text);
 }
 
-/* Around every MPI call: the watchdog measures from enter to leave; collectives are counted. */
-static void watch_enter_call(const char *what, int collective)
+void strux_dist_watch_enter(const char *what, int collective)
 {
     if (collective) atomic_fetch_add(&watch.seq, 1);
     atomic_store(&watch.what, what);
     atomic_store(&watch.since, strux_time_now());
 }
-#define watch_enter(what) watch_enter_call(what, 1)
 
-static void watch_leave(void)
+void strux_dist_watch_leave(void)
 {
     atomic_store(&watch.since, 0.0);
 }
-
-#define MPI_TRY_CALL(call, collective)                                                             \
-    do {                                                                                           \
-        watch_enter_call(#call, collective);                                                       \
-        int rc_ = (call);                                                                          \
-        watch_leave();                                                                             \
-        if (rc_ != MPI_SUCCESS) return mpi_error(rc_, #call, __FILE__, __LINE__, __func__);        \
-    } while (0)
-#define MPI_TRY(call) MPI_TRY_CALL(call, 1)
-#define MPI_TRY_P2P(call) MPI_TRY_CALL(call, 0) /* not a collective: not counted */
 
 /* Element count per MPI call: MPI counts are int. */
 #define CHUNK ((int64_t)1 << 28)
@@ -330,6 +312,13 @@ strux_status strux_comm_init(int *argc, char ***argv, strux_comm **out)
     strux_comm_set_phase(c, "start-up");
     MPI_TRY(MPI_Comm_size(c->comm, &c->size));
     watch.size = c->size;
+    /* the ranks of this host, and the first rank of every host (shared windows, their sums) */
+    MPI_TRY(MPI_Comm_split_type(c->comm, MPI_COMM_TYPE_SHARED, c->rank, MPI_INFO_NULL, &c->host));
+    MPI_TRY(MPI_Comm_set_errhandler(c->host, MPI_ERRORS_RETURN));
+    MPI_TRY(MPI_Comm_rank(c->host, &c->host_rank));
+    MPI_TRY(MPI_Comm_size(c->host, &c->host_size));
+    MPI_TRY(MPI_Comm_split(c->comm, c->host_rank == 0 ? 0 : MPI_UNDEFINED, c->rank, &c->leaders));
+    if (c->leaders != MPI_COMM_NULL) MPI_TRY(MPI_Comm_set_errhandler(c->leaders, MPI_ERRORS_RETURN));
     MPI_TRY(MPI_Comm_dup(c->comm, &watch.comm)); /* on every rank: a collective call */
     watch.replies = calloc((size_t)c->size, sizeof *watch.replies);
     watch.sent = calloc((size_t)c->size, sizeof *watch.sent);
@@ -353,6 +342,8 @@ void strux_comm_finalize(strux_comm **c)
         if (watch.sent[r] != MPI_REQUEST_NULL) MPI_Wait(&watch.sent[r], MPI_STATUS_IGNORE);
     if (watch.comm != MPI_COMM_NULL) MPI_Comm_free(&watch.comm);
     pthread_mutex_unlock(&watch.lock);
+    if ((*c)->leaders != MPI_COMM_NULL) MPI_Comm_free(&(*c)->leaders);
+    MPI_Comm_free(&(*c)->host);
     MPI_Comm_free(&(*c)->comm);
     int we = (*c)->we_initialised;
     strux_free(c);
@@ -471,7 +462,7 @@ strux_status strux_comm_gather_bytes(strux_comm *c, const void *buf, size_t byte
     int rc = MPI_Gather(&mine, 1, MPI_INT, counts, 1, MPI_INT, root, c->comm);
     watch_leave();
     strux_status st = STRUX_OK;
-    if (rc != MPI_SUCCESS) st = mpi_error(rc, "MPI_Gather", __FILE__, __LINE__, __func__);
+    if (rc != MPI_SUCCESS) st = strux_dist_mpi_error(rc, "MPI_Gather", __FILE__, __LINE__, __func__);
     size_t total = 0;
     if (st == STRUX_OK && c->rank == root) {
         for (int r = 0; r < c->size; r++) {
@@ -495,7 +486,7 @@ strux_status strux_comm_gather_bytes(strux_comm *c, const void *buf, size_t byte
                      displs, MPI_BYTE, root, c->comm);
     watch_leave();
     if (st == STRUX_OK && rc != MPI_SUCCESS)
-        st = mpi_error(rc, "MPI_Gatherv", __FILE__, __LINE__, __func__);
+        st = strux_dist_mpi_error(rc, "MPI_Gatherv", __FILE__, __LINE__, __func__);
     strux_free(&counts);
     strux_free(&displs);
     if (st != STRUX_OK) strux_free(out);
@@ -600,7 +591,7 @@ strux_status strux_comm_sum_sparse(strux_comm *c, const strux_sparse_rows *parts
     int rc = MPI_Allgather(&mine_words, 1, MPI_INT, counts, 1, MPI_INT, c->comm);
     watch_leave();
     if (rc != MPI_SUCCESS) {
-        st = mpi_error(rc, "MPI_Allgather", __FILE__, __LINE__, __func__);
+        st = strux_dist_mpi_error(rc, "MPI_Allgather", __FILE__, __LINE__, __func__);
         goto done;
     }
     int64_t total = 0;
@@ -617,7 +608,7 @@ strux_status strux_comm_sum_sparse(strux_comm *c, const strux_sparse_rows *parts
                         c->comm);
     watch_leave();
     if (rc != MPI_SUCCESS) {
-        st = mpi_error(rc, "MPI_Allgatherv", __FILE__, __LINE__, __func__);
+        st = strux_dist_mpi_error(rc, "MPI_Allgatherv", __FILE__, __LINE__, __func__);
         goto done;
     }
     if (c->size > 1) c->bytes += (int64_t)bytes;
@@ -713,11 +704,7 @@ strux_status strux_comm_collect(strux_comm *c, const void *data, size_t n, strux
 
 strux_status strux_comm_host_size(strux_comm *c, int *out)
 {
-    MPI_Comm host;
-    MPI_TRY(MPI_Comm_split_type(c->comm, MPI_COMM_TYPE_SHARED, c->rank, MPI_INFO_NULL, &host));
-    int rc = MPI_Comm_size(host, out);
-    MPI_Comm_free(&host);
-    if (rc != MPI_SUCCESS) return mpi_error(rc, "MPI_Comm_size", __FILE__, __LINE__, __func__);
+    *out = c->host_size;
     return STRUX_OK;
 }
 

@@ -377,8 +377,10 @@ strux_status strux_model_copy(strux_model *dst, const strux_model *src)
 {
     STRUX_TRY(same_shape(dst, src, "copy"));
     if (dst == src) return STRUX_OK;
-    if (dst->view && dst->view->base == src) { /* a view of src: no change */
+    if (dst->view && dst->view->base == src) { /* a view of src: no change, no scale */
         strux_model_view_reset(dst);
+        for (int32_t k = 0; k < dst->n_rows; k++)
+            dst->s[k] = 1;
         return STRUX_OK;
     }
     memcpy(dst->extra, src->extra, (size_t)src->n_extra * sizeof *src->extra);

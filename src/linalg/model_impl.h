@@ -26,7 +26,8 @@ typedef struct strux_store_ops strux_store_ops;
  * kept in a model of its own; the free parameters are held whole in the view's extra, with the
  * base's as they were at the last reset beside them. */
 typedef struct strux_view {
-    const strux_model *base; /* borrowed */
+    const strux_model *base; /* borrowed, or owned when owns_base */
+    int owns_base;           /* a shared model's packed base (store_shared.c) */
     strux_model *delta;      /* owned: the change since the last reset */
     double *extra0;          /* n_extra: the base's free parameters at the last reset */
     int32_t *bidx, *didx;    /* dim columns each: a base row, a delta row */
@@ -43,6 +44,7 @@ struct strux_model {
     void *v;                /* dense layouts: n_rows·dim stored values (double or float) */
     strux_sparse_row *rows; /* sparse layout: n_rows rows */
     strux_view *view;       /* a view w + Δ (store_view.c), else NULL */
+    struct strux_shared *shared; /* values in a block shared by a host (store_shared.c) */
     int32_t dense_at;       /* sparse layout: a row with more entries is stored dense */
     int32_t failed_row;     /* sparse layout: a row that could not grow (its update was left
                                out), or −1: strux_model_status reports it */
@@ -106,7 +108,11 @@ struct strux_store_ops {
 extern const strux_store_ops strux_store_dense_ops;  /* store_dense.c */
 extern const strux_store_ops strux_store_sparse_ops; /* store_sparse.c */
 extern const strux_store_ops strux_store_view_ops;   /* store_view.c */
+extern const strux_store_ops strux_store_dense_shared_ops;  /* store_dense.c */
+extern const strux_store_ops strux_store_sparse_shared_ops; /* store_sparse.c */
 
+/* Free the sharing state of a model in a host's block (store_shared.c; its stores' destroy). */
+void strux_shared_free(strux_model *m);
 /* The shell of a model of this shape and kind on the given store (model.c): scales 1, every
  * buffer of model.c allocated, ops->create called. */
 strux_status strux_model_alloc(int32_t n_rows, int32_t dim, int64_t n_extra, strux_model_kind kind,

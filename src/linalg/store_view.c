@@ -38,6 +38,10 @@ static void view_destroy(strux_model *m)
     strux_view *v = m->view;
     if (!v) return;
     strux_model_destroy(&v->delta);
+    if (v->owns_base) {
+        strux_model *base = (strux_model *)v->base;
+        strux_model_destroy(&base);
+    }
     strux_free(&v->extra0);
     strux_free(&v->bidx);
     strux_free(&v->didx);
@@ -49,7 +53,8 @@ static void view_destroy(strux_model *m)
 static size_t view_bytes(const strux_model *m)
 {
     const strux_view *v = m->view;
-    return strux_model_bytes(v->delta) + (size_t)m->n_extra * sizeof *v->extra0 +
+    return strux_model_bytes(v->delta) + (v->owns_base ? strux_model_bytes(v->base) : 0) +
+           (size_t)m->n_extra * sizeof *v->extra0 +
            (size_t)m->dim * 2 * (sizeof *v->bidx + sizeof *v->bval);
 }
 
@@ -200,8 +205,6 @@ void strux_model_view_reset(strux_model *m)
 {
     strux_view *v = m->view;
     strux_model_zero(v->delta);
-    for (int32_t k = 0; k < m->n_rows; k++)
-        m->s[k] = 1;
     memcpy(m->extra, v->base->extra, (size_t)m->n_extra * sizeof *m->extra);
     memcpy(v->extra0, v->base->extra, (size_t)m->n_extra * sizeof *v->extra0);
 }

@@ -580,6 +580,108 @@ static void test_view(void **state)
     strux_csr_free(&x);
 }
 
+/* A host's block in one process (a realloc'd buffer) for the shared store. */
+typedef struct fake_block {
+    char *b;
+    size_t n;
+    int grown;
+} fake_block;
+static void *fake_base(void *ctx) { return ((fake_block *)ctx)->b; }
+static size_t fake_size(void *ctx) { return ((fake_block *)ctx)->n; }
+static strux_status fake_reserve(void *ctx, size_t bytes)
+{
+    fake_block *f = ctx;
+    if (bytes <= f->n) return STRUX_OK;
+    STRUX_TRY(strux_realloc_array(&f->b, bytes, 1));
+    memset(f->b + f->n, 0x7f, bytes - f->n); /* new room holds garbage until written */
+    f->n = bytes;
+    f->grown++;
+    return STRUX_OK;
+}
+static strux_status fake_fence(void *ctx)
+{
+    (void)ctx;
+    return STRUX_OK;
+}
+
+/* Random sparse rows over K rows (and the free parameters as row K) of D columns. */
+static void random_rows(strux_rng *r, strux_sparse_rows *d)
+{
+    strux_sparse_rows_clear(d);
+    int32_t idx[D];
+    double val[D];
+    for (int32_t k = 0; k <= K; k++) {
+        if (strux_rng_uniform(r) < 0.4) continue;
+        int32_t n = 0;
+        for (int32_t j = 0; j < (k == K ? E : D); j++)
+            if (strux_rng_uniform(r) < 0.3) {
+                idx[n] = j;
+                val[n++] = strux_rng_normal(r);
+            }
+        assert_strux_ok(strux_sparse_rows_append(d, k, n, idx, val, 1.0));
+    }
+}
+
+/* One copy per host (store_shared.c) in one process: sums merged into the block give what
+ * strux_model_add_rows gives a model of the same kind, bit for bit, through row scales of the
+ * view and the block's growth from 64 entries; a write through the view stays out of the block
+ * until the next merge takes it in. */
+static void test_shared(void **state)
+{
+    (void)state;
+    strux_csr x;
+    make_x(&x);
+    const strux_model_kind ks[4] = {{STRUX_LAYOUT_SPARSE, STRUX_PRECISION_DOUBLE},
+                                    {STRUX_LAYOUT_SPARSE, STRUX_PRECISION_FLOAT},
+                                    {STRUX_LAYOUT_FEATURE_MAJOR, STRUX_PRECISION_DOUBLE},
+                                    {STRUX_LAYOUT_LABEL_MAJOR, STRUX_PRECISION_FLOAT}};
+    for (int q = 0; q < 4; q++) {
+        fake_block f = {0};
+        strux_model_share share = {.ctx = &f, .writer = 1, .base = fake_base, .size = fake_size,
+                                   .reserve = fake_reserve, .fence = fake_fence};
+        strux_model *w, *ref;
+        assert_strux_ok(strux_model_create_shared(K, D, E, ks[q], &share, 8, &w));
+        assert_strux_ok(strux_model_create(K, D, E, ks[q], &ref));
+        assert_true(strux_model_is_shared(w) && strux_model_is_view(w));
+        strux_sparse_rows d = {0};
+        strux_rng r;
+        strux_rng_init(&r, 51, 0, 0);
+        double a[NW], b[NW];
+        for (int round = 0; round < 12; round++) {
+            random_rows(&r, &d);
+            if (round == 4) { /* a scaled row: the sum lands as v + d/s */
+                strux_model_scale_row(w, 3, -2.5);
+                strux_model_scale_row(ref, 3, -2.5);
+            }
+            if (round == 7) { /* a write through the view, then a merge of nothing */
+                strux_model_add_row(w, &x, 1, 5, 0.75);
+                strux_model_add_row(ref, &x, 1, 5, 0.75);
+                test_model_get_flat(w, a);
+                test_model_get_flat(ref, b);
+                assert_memory_equal(a, b, sizeof a);
+                strux_sparse_rows_clear(&d);
+            }
+            assert_strux_ok(strux_model_shared_add_rows(w, &d));
+            strux_model_add_rows(ref, &d);
+            test_model_get_flat(w, a);
+            test_model_get_flat(ref, b);
+            assert_memory_equal(a, b, sizeof a);
+            assert_int_equal(strux_model_row_nnz(strux_model_view_delta(w), 5), 0);
+        }
+        if (ks[q].layout == STRUX_LAYOUT_SPARSE) assert_true(f.grown >= 2);
+        double out[K], want[K];
+        strux_model_scores(w, &x, 1, 0, K, out);
+        strux_model_scores(ref, &x, 1, 0, K, want);
+        for (int k = 0; k < K; k++)
+            assert_close(out[k], want[k], 1e-15);
+        strux_sparse_rows_free(&d);
+        strux_model_destroy(&w);
+        strux_model_destroy(&ref);
+        strux_free(&f.b);
+    }
+    strux_csr_free(&x);
+}
+
 /* model.layout = auto and model.precision pick the kind */
 static void test_choose_kind(void **state)
 {
@@ -616,6 +718,7 @@ int main(void)
         cmocka_unit_test(test_choose_kind),
         cmocka_unit_test_prestate(test_view, NULL),
         cmocka_unit_test_prestate(test_view, "zeros"),
+        cmocka_unit_test(test_shared),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
