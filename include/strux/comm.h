@@ -46,11 +46,15 @@ strux_status strux_comm_allreduce_max(strux_comm *c, double *buf, int64_t n);
  * in the order given: ((p0 + p1) + p2) + ..., so that the sum is the same doubles however the
  * parts are spread over the ranks (the data blocks of a CoCoA+ round: parts in block order).
  * Every rank's parts reach every rank once (MPI_Allgatherv of their rows, columns and values:
- * 12 bytes an entry and 8 a row, the payload counted in strux_comm_bytes); each rank then sums
- * them. out and the two work lists belong to the caller and keep their room between calls.
- * STRUX_ERR_MPI when the parts of all ranks pass 16 GB. Collective. */
+ * 12 bytes an entry and 8 a row), and each rank sums them; with host_leaders only the first
+ * rank of each host gets the sum (out empty elsewhere): the ranks of a host gather theirs on it
+ * and only the first ranks exchange across hosts (a host that shares one copy of the model).
+ * The payload each rank sends is counted in strux_comm_bytes. out and the two work lists belong
+ * to the caller and keep their room between calls. STRUX_ERR_MPI when the parts pass 16 GB.
+ * Collective. */
 strux_status strux_comm_sum_sparse(strux_comm *c, const strux_sparse_rows *parts, int32_t n_parts,
-                                   strux_sparse_rows *out, strux_sparse_rows work[2]);
+                                   int host_leaders, strux_sparse_rows *out,
+                                   strux_sparse_rows work[2]);
 /* Broadcast bytes from root. Collective. */
 strux_status strux_comm_bcast(strux_comm *c, void *buf, size_t bytes, int root);
 /* Concatenate every rank's bytes on root in rank order. On root *out (allocated with strux_alloc,
@@ -72,6 +76,7 @@ double strux_comm_seconds(const strux_comm *c);
 
 /* ---- shared-memory windows (window.c): one block of memory per host ---- */
 typedef struct strux_window strux_window;
+struct strux_model_share; /* strux/model.h */
 /* bytes shared by the ranks of each host (MPI_Win_allocate_shared on the host communicator):
  * the host's first rank holds them, the others map them; pages are committed when first
  * written. Collective (every rank of the job). */
@@ -89,5 +94,8 @@ strux_status strux_window_fence(strux_window *w);
 /* At least bytes (the writer's value counts): a larger window with the old contents (the base
  * moves), or nothing when it is large enough. Collective. */
 strux_status strux_window_reserve(strux_window *w, size_t bytes);
+/* The window as the block a shared model lives in (strux_model_create_shared); the window must
+ * outlive the model. */
+struct strux_model_share strux_window_model_share(strux_window *w);
 
 #endif

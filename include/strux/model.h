@@ -42,6 +42,7 @@ typedef struct strux_model_options {
     char layout[STRUX_OPT_STR];    /* model.layout: auto | label_major | feature_major | sparse */
     char precision[STRUX_OPT_STR]; /* model.precision: double | float */
     double prune;                  /* model.prune: |w| below it dropped at export (0: none) */
+    char share[STRUX_OPT_STR];     /* model.share: auto | host | none */
 } strux_model_options;
 extern const strux_opt_spec strux_model_opt_specs[]; /* section [model] */
 
@@ -96,6 +97,8 @@ strux_status strux_model_create_shared(int32_t n_rows, int32_t dim, int64_t n_ex
                                        strux_model_kind kind, const strux_model_share *share,
                                        int64_t room_nnz, strux_model **out);
 int strux_model_is_shared(const strux_model *m);
+/* This rank writes the host's block of shared model m. */
+int strux_model_shared_writer(const strux_model *m);
 /* w ← w + d for a shared model w, written once into the host's block: the writer merges its d
  * (and its Δ, normally empty) into the block, as strux_model_add_rows would add them, every
  * rank's Δ is reset and its rows follow the block. d is read on the writer only. Collective. */

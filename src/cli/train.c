@@ -18,6 +18,10 @@
 #include <time.h>
 #include <unistd.h>
 
+/* Entries a sparse model's block on a host has room for at first (it grows by half when full;
+ * pages are committed only as they fill): 16M entries, 192 MB of address space in double. */
+#define SHARED_ROOM ((int64_t)1 << 24)
+
 typedef struct train_run {
     strux_comm *comm;
     strux_config *config;
@@ -25,6 +29,7 @@ typedef struct train_run {
     strux_dataset *train, *test;
     strux_task *task;
     strux_model *model;
+    strux_window *window; /* the host's one copy of the model (model.share = host), or NULL */
     strux_search *search;
     strux_solver *solver;
     strux_driver *driver;
@@ -316,7 +321,23 @@ static strux_status set_up(train_run *r)
     strux_cli_memory_with_data(r->comm, &r->opt, r->train, r->task, n_rows, n_extra, &est);
     STRUX_TRY(strux_cli_memory_check(r->comm, &r->opt, &est, "with the data read"));
     strux_model_kind kind = strux_model_choose_kind(&r->opt.model, n_rows);
-    if (st == STRUX_OK) st = strux_model_create(n_rows, r->train->dim, n_extra, kind, &r->model);
+    if (strux_cli_share_host(r->comm, &r->opt)) { /* one copy per host: Collective */
+        STRUX_TRY(strux_window_create(r->comm, 0, &r->window));
+        strux_model_share share = strux_window_model_share(r->window);
+        int64_t dense = (int64_t)n_rows * r->train->dim;
+        STRUX_TRY(strux_comm_agree(
+            r->comm, strux_model_create_shared(n_rows, r->train->dim, n_extra, kind, &share,
+                                               dense < SHARED_ROOM ? dense : SHARED_ROOM,
+                                               &r->model)));
+        int on_host = 1;
+        (void)strux_comm_host_size(r->comm, &on_host);
+        strux_log(STRUX_LOG_INFO,
+                  "model.share = host: the model is held once per host in a shared window "
+                  "(%d ranks on this host)",
+                  on_host);
+    } else if (st == STRUX_OK) {
+        st = strux_model_create(n_rows, r->train->dim, n_extra, kind, &r->model);
+    }
     if (st == STRUX_OK && strcmp(r->opt.model.bias, "free") == 0)
         strux_model_set_free_col(r->model, r->train->bias_col);
     STRUX_TRY(strux_comm_agree(r->comm, st));
@@ -466,6 +487,7 @@ int strux_cmd_train(strux_comm *comm, int argc, char **argv)
     strux_solver_destroy(&r.solver);
     strux_search_destroy(&r.search);
     strux_model_destroy(&r.model);
+    strux_window_destroy(&r.window);
     strux_task_destroy(&r.task);
     strux_rates_destroy(&r.rates);
     strux_dataset_destroy(&r.train);

@@ -498,8 +498,9 @@ strux_status strux_comm_gather_bytes(strux_comm *c, const void *buf, size_t byte
 /* ---- sparse sums (strux_comm_sum_sparse) ---- */
 
 /* The wire form of one part: n_rows (int64), n (int64), then per row its id and entry count
- * (int32 each), the n columns (int32) and the n values (double); a rank's parts follow each other
- * after their count (int64), padded to whole 8-byte words (the unit of the Allgatherv). */
+ * (int32 each), the n columns (int32) and the n values (double). A rank's parts follow a header
+ * of its rank, its part count and its length in 8-byte words (int64 each), padded to whole
+ * words (the unit of the gathers). */
 static size_t part_bytes(const strux_sparse_rows *p)
 {
     return 16 + (size_t)p->n_rows * 8 + (size_t)p->n * 12;
@@ -524,7 +525,7 @@ static char *encode_part(char *at, const strux_sparse_rows *p)
 }
 
 /* One part from the wire into p (its room grown); the position after it, or NULL when the
- * bytes end early. */
+ * bytes end early or do not parse (*st says why when it is not the bytes). */
 static const char *decode_part(const char *at, const char *end, strux_sparse_rows *p,
                                strux_status *st)
 {
@@ -533,8 +534,8 @@ static const char *decode_part(const char *at, const char *end, strux_sparse_row
     if (end - at < 16) return NULL;
     memcpy(head, at, sizeof head);
     at += 16;
-    if (head[0] < 0 || head[1] < 0 || head[0] > INT32_MAX ||
-        (end - at) / 12 < head[1] || (end - at - head[1] * 12) / 8 < head[0])
+    if (head[0] < 0 || head[1] < 0 || head[0] > INT32_MAX || (end - at) / 12 < head[1] ||
+        (end - at - head[1] * 12) / 8 < head[0])
         return NULL;
     strux_sparse_rows_clear(p);
     *st = strux_sparse_rows_reserve(p, (int32_t)head[0], head[1]);
@@ -558,71 +559,92 @@ static const char *decode_part(const char *at, const char *end, strux_sparse_row
     return at + (size_t)n * sizeof *p->val;
 }
 
-#define WORD 8 /* bytes per unit of the sparse Allgatherv (MPI_UINT64_T) */
+#define WORD 8 /* bytes per unit of the sparse gathers (MPI_UINT64_T) */
 
-strux_status strux_comm_sum_sparse(strux_comm *c, const strux_sparse_rows *parts, int32_t n_parts,
-                                   strux_sparse_rows *out, strux_sparse_rows work[2])
+/* Concatenate every member's words of comm in member order (Gatherv to member 0 when gather, else
+ * Allgatherv): *all (allocated here) holds *n_all words where they arrive (member 0 only when
+ * gather). Collective over the job: each step's failure is agreed on c. */
+static strux_status gather_words(strux_comm *c, MPI_Comm comm, int gather, const char *mine,
+                                 int64_t words, char **all, int64_t *n_all)
 {
-    double t0 = strux_time_now(), s0 = c->seconds; /* the agreements inside count once */
-    size_t bytes = 8;
-    for (int32_t q = 0; q < n_parts; q++)
-        bytes += part_bytes(&parts[q]);
-    int64_t words = (int64_t)((bytes + WORD - 1) / WORD);
-    strux_status st = STRUX_OK;
-    char *mine = NULL, *all = NULL;
-    int *counts = NULL, *displs = NULL;
-    if (words > INT_MAX)
-        st = strux_error_set(STRUX_ERR_MPI, __FILE__, __LINE__, __func__,
-                             "a sparse sum of %zu bytes from one rank exceeds one MPI message",
-                             bytes);
-    if (st == STRUX_OK) st = strux_alloc(&mine, (size_t)words * WORD);
-    if (st == STRUX_OK) st = strux_alloc_array(&counts, (size_t)c->size, sizeof *counts);
-    if (st == STRUX_OK) st = strux_alloc_array(&displs, (size_t)c->size, sizeof *displs);
-    if (st == STRUX_OK) {
-        char *at = mine;
-        int64_t n_parts64 = n_parts;
-        at = put_bytes(at, &n_parts64, sizeof n_parts64);
-        for (int32_t q = 0; q < n_parts; q++)
-            at = encode_part(at, &parts[q]);
+    *all = NULL;
+    *n_all = 0;
+    int size = 0, me = 0, *counts = NULL, *displs = NULL;
+    if (comm != MPI_COMM_NULL) {
+        MPI_Comm_size(comm, &size);
+        MPI_Comm_rank(comm, &me);
     }
-    STRUX_TRY_GOTO(st, strux_comm_agree(c, st), done); /* every rank, or none, goes on */
-    int mine_words = (int)words;
-    watch_enter("MPI_Allgather (sparse sum sizes)");
-    int rc = MPI_Allgather(&mine_words, 1, MPI_INT, counts, 1, MPI_INT, c->comm);
-    watch_leave();
-    if (rc != MPI_SUCCESS) {
-        st = strux_dist_mpi_error(rc, "MPI_Allgather", __FILE__, __LINE__, __func__);
-        goto done;
+    strux_status st = strux_alloc_array(&counts, (size_t)size + 1, sizeof *counts);
+    if (st == STRUX_OK) st = strux_alloc_array(&displs, (size_t)size + 1, sizeof *displs);
+    STRUX_TRY_GOTO(st, strux_comm_agree(c, st), done);
+    int mine_words = (int)words, rc = MPI_SUCCESS;
+    if (comm != MPI_COMM_NULL) {
+        watch_enter("MPI_Allgather (sparse sum sizes)");
+        rc = MPI_Allgather(&mine_words, 1, MPI_INT, counts, 1, MPI_INT, comm);
+        watch_leave();
     }
+    if (rc != MPI_SUCCESS) st = strux_dist_mpi_error(rc, "MPI_Allgather", __FILE__, __LINE__, __func__);
     int64_t total = 0;
-    for (int r = 0; r < c->size; r++) {
+    for (int r = 0; r < size; r++) {
         displs[r] = (int)total;
         total += counts[r];
     }
-    STRUX_CHECK_GOTO(st, total <= INT_MAX, STRUX_ERR_MPI, done,
-                     "a sparse sum of %lld bytes over all ranks exceeds one MPI message",
-                     (long long)total * WORD);
-    STRUX_TRY_GOTO(st, strux_comm_agree(c, strux_alloc(&all, (size_t)total * WORD)), done);
-    watch_enter("MPI_Allgatherv (sparse sum)");
-    rc = MPI_Allgatherv(mine, mine_words, MPI_UINT64_T, all, counts, displs, MPI_UINT64_T,
-                        c->comm);
-    watch_leave();
-    if (rc != MPI_SUCCESS) {
-        st = strux_dist_mpi_error(rc, "MPI_Allgatherv", __FILE__, __LINE__, __func__);
-        goto done;
+    if (st == STRUX_OK && total > INT_MAX)
+        st = strux_error_set(STRUX_ERR_MPI, __FILE__, __LINE__, __func__,
+                             "a sparse sum of %lld bytes exceeds one MPI message",
+                             (long long)total * WORD);
+    int receives = comm != MPI_COMM_NULL && (!gather || me == 0);
+    if (st == STRUX_OK && receives) st = strux_alloc(all, (size_t)total * WORD);
+    STRUX_TRY_GOTO(st, strux_comm_agree(c, st), done);
+    if (comm != MPI_COMM_NULL) {
+        watch_enter(gather ? "MPI_Gatherv (sparse sum)" : "MPI_Allgatherv (sparse sum)");
+        rc = gather ? MPI_Gatherv(mine, mine_words, MPI_UINT64_T, *all, counts, displs,
+                                  MPI_UINT64_T, 0, comm)
+                    : MPI_Allgatherv(mine, mine_words, MPI_UINT64_T, *all, counts, displs,
+                                     MPI_UINT64_T, comm);
+        watch_leave();
+        if (rc != MPI_SUCCESS)
+            st = strux_dist_mpi_error(rc, "MPI_Gatherv", __FILE__, __LINE__, __func__);
     }
-    if (c->size > 1) c->bytes += (int64_t)bytes;
+    if (st == STRUX_OK && receives) *n_all = total;
+done:
+    strux_free(&counts);
+    strux_free(&displs);
+    if (st != STRUX_OK) strux_free(all);
+    return st;
+}
+
+/* The parts of every rank in all (n words of rank buffers in any order), added in rank order and
+ * within a rank in its order, into out. */
+static strux_status sum_parts(const strux_comm *c, const char *all, int64_t n,
+                              strux_sparse_rows *out, strux_sparse_rows work[2])
+{
+    const char **at = NULL, *end = all + n * WORD;
+    STRUX_TRY(strux_alloc_array(&at, (size_t)c->size, sizeof *at));
+    strux_status st = STRUX_OK;
+    for (const char *p = all; p < end;) { /* each rank's buffer by its header */
+        int64_t head[3];
+        memcpy(head, p, sizeof head);
+        if (head[0] < 0 || head[0] >= c->size || head[2] < 3 || head[2] > (end - p) / WORD) {
+            st = strux_error_set(STRUX_ERR_INTERNAL, __FILE__, __LINE__, __func__,
+                                 "a sparse sum's buffer does not parse at word %lld",
+                                 (long long)((p - all) / WORD));
+            break;
+        }
+        at[head[0]] = p;
+        p += head[2] * WORD;
+    }
     /* ((p0 + p1) + p2) + ...: acc and work[1] trade places after each addition */
     strux_sparse_rows *acc = out, *tmp = &work[1];
     strux_sparse_rows_clear(acc);
     int first = 1;
     for (int r = 0; r < c->size && st == STRUX_OK; r++) {
-        const char *p = all + (size_t)displs[r] * WORD, *end = p + (size_t)counts[r] * WORD;
-        int64_t n_r;
-        memcpy(&n_r, p, sizeof n_r);
-        p += sizeof n_r;
-        for (int64_t q = 0; q < n_r && st == STRUX_OK; q++) {
-            p = decode_part(p, end, first ? acc : &work[0], &st);
+        if (!at[r]) continue;
+        int64_t head[3];
+        memcpy(head, at[r], sizeof head);
+        const char *p = at[r] + sizeof head, *stop = at[r] + head[2] * WORD;
+        for (int64_t q = 0; q < head[1] && st == STRUX_OK; q++) {
+            p = decode_part(p, stop, first ? acc : &work[0], &st);
             if (!p) {
                 if (st == STRUX_OK)
                     st = strux_error_set(STRUX_ERR_INTERNAL, __FILE__, __LINE__, __func__,
@@ -645,11 +667,49 @@ strux_status strux_comm_sum_sparse(strux_comm *c, const strux_sparse_rows *parts
         *out = *acc;
         *acc = t;
     }
+    strux_free(&at);
+    return st;
+}
+
+strux_status strux_comm_sum_sparse(strux_comm *c, const strux_sparse_rows *parts, int32_t n_parts,
+                                   int host_leaders, strux_sparse_rows *out,
+                                   strux_sparse_rows work[2])
+{
+    double t0 = strux_time_now(), s0 = c->seconds; /* the agreements inside count once */
+    size_t bytes = 3 * sizeof(int64_t);
+    for (int32_t q = 0; q < n_parts; q++)
+        bytes += part_bytes(&parts[q]);
+    int64_t words = (int64_t)((bytes + WORD - 1) / WORD), n_host = 0, n_all = 0;
+    char *mine = NULL, *host = NULL, *all = NULL;
+    strux_status st = STRUX_OK;
+    if (words > INT_MAX)
+        st = strux_error_set(STRUX_ERR_MPI, __FILE__, __LINE__, __func__,
+                             "a sparse sum of %zu bytes from one rank exceeds one MPI message",
+                             bytes);
+    if (st == STRUX_OK) st = strux_alloc(&mine, (size_t)words * WORD);
+    if (st == STRUX_OK) {
+        int64_t head[3] = {c->rank, n_parts, words};
+        char *at = put_bytes(mine, head, sizeof head);
+        for (int32_t q = 0; q < n_parts; q++)
+            at = encode_part(at, &parts[q]);
+    }
+    STRUX_TRY_GOTO(st, strux_comm_agree(c, st), done); /* every rank, or none, goes on */
+    strux_sparse_rows_clear(out);
+    if (host_leaders) { /* the host's ranks to its first, then the first ranks to each other */
+        STRUX_TRY_GOTO(st, gather_words(c, c->host, 1, mine, words, &host, &n_host), done);
+        STRUX_TRY_GOTO(st, gather_words(c, c->leaders, 0, host, n_host, &all, &n_all), done);
+        int n_leaders = 0;
+        if (c->leaders != MPI_COMM_NULL) MPI_Comm_size(c->leaders, &n_leaders);
+        if (c->size > 1) c->bytes += (int64_t)bytes + (n_leaders > 1 ? n_host * WORD : 0);
+    } else {
+        STRUX_TRY_GOTO(st, gather_words(c, c->comm, 0, mine, words, &all, &n_all), done);
+        if (c->size > 1) c->bytes += (int64_t)bytes;
+    }
+    if (all) st = sum_parts(c, all, n_all, out, work);
 done:
     strux_free(&mine);
+    strux_free(&host);
     strux_free(&all);
-    strux_free(&counts);
-    strux_free(&displs);
     c->seconds = s0 + (strux_time_now() - t0);
     return st;
 }

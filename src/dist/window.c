@@ -11,6 +11,8 @@
 
 #include "dist_impl.h"
 
+#include "strux/model.h"
+
 #include <string.h>
 
 struct strux_window {
@@ -108,4 +110,35 @@ strux_status strux_window_reserve(strux_window *w, size_t bytes)
     if (c->host_rank == 0) memcpy(w->base, old.base, old.bytes);
     window_close(&old);
     return strux_window_fence(w);
+}
+
+/* strux_model_share's callbacks over a window (the model's one copy per host). */
+static void *share_base(void *ctx)
+{
+    return strux_window_base(ctx);
+}
+
+static size_t share_size(void *ctx)
+{
+    return strux_window_size(ctx);
+}
+
+static strux_status share_reserve(void *ctx, size_t bytes)
+{
+    return strux_window_reserve(ctx, bytes);
+}
+
+static strux_status share_fence(void *ctx)
+{
+    return strux_window_fence(ctx);
+}
+
+strux_model_share strux_window_model_share(strux_window *w)
+{
+    return (strux_model_share){.ctx = w,
+                               .writer = strux_window_writer(w),
+                               .base = share_base,
+                               .size = share_size,
+                               .reserve = share_reserve,
+                               .fence = share_fence};
 }

@@ -31,6 +31,13 @@ const strux_opt_spec strux_model_opt_specs[] = {
      0, "double|float",
      "the stored weights: double, or float (half the memory and traffic; every sum still "
      "accumulates in double)"},
+    {"model.share", STRUX_OPT_CHOICE, offsetof(strux_model_options, share), "auto", 0, 0,
+     "auto|host|none",
+     "where the model lives when several ranks share a host: host (one copy per host in an MPI-3 "
+     "shared-memory window, which the CoCoA+ syncs of the solvers with flag shared_model write "
+     "once per host; each rank keeps only its round's change), none (a copy per rank), auto "
+     "(host for those solvers when more than one rank runs on a host, else none); the model, its "
+     "files and checkpoints are the same either way"},
     {"model.prune", STRUX_OPT_DOUBLE, offsetof(strux_model_options, prune), "0", 0, 1e300,
      NULL,
      "DiSMEC's pruning: weights with |w| below this are dropped from the model written at the "

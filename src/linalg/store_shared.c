@@ -97,10 +97,12 @@ strux_status strux_model_create_shared(int32_t n_rows, int32_t dim, int64_t n_ex
     strux_status st = strux_model_alloc(
         n_rows, dim, n_extra, kind,
         sparse ? &strux_store_sparse_shared_ops : &strux_store_dense_shared_ops, &p);
-    if (st == STRUX_OK) st = strux_alloc(&p->shared, sizeof *p->shared);
+    if (st == STRUX_OK) {
+        strux_free(&p->extra); /* the block holds the free parameters */
+        st = strux_alloc(&p->shared, sizeof *p->shared);
+    }
     if (st == STRUX_OK) {
         p->shared->share = *share;
-        strux_free(&p->extra);
         st = strux_alloc_array(&p->shared->new_off, (size_t)n_rows + 1, sizeof(int64_t));
     }
     int64_t cap = room_nnz < 64 ? 64 : room_nnz;
@@ -133,6 +135,11 @@ strux_status strux_model_create_shared(int32_t n_rows, int32_t dim, int64_t n_ex
 int strux_model_is_shared(const strux_model *m)
 {
     return m->view && m->view->owns_base;
+}
+
+int strux_model_shared_writer(const strux_model *m)
+{
+    return m->view->base->shared->share.writer;
 }
 
 static inline double load(const char *val, int64_t i, int is_float)

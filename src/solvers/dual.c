@@ -52,6 +52,7 @@ static strux_status dual_setup(strux_solver *s)
      * copy where one suffices), a dense one copied whole (its change fills its rows) */
     strux_model_kind kind = strux_model_kind_of(m);
     int32_t n_b = ds->block_hi - ds->block_lo;
+    d->shared = strux_model_is_shared(d->w);
     if (d->sigma > 1 && kind.layout == STRUX_LAYOUT_SPARSE) {
         STRUX_TRY(strux_model_create_view(
             d->w, (strux_model_kind){STRUX_LAYOUT_SPARSE, STRUX_PRECISION_DOUBLE}, &d->wl));
@@ -220,12 +221,26 @@ static strux_status sync_sparse(strux_solver *s, dual_data *d)
         strux_free(&sum);
         STRUX_TRY(strux_comm_agree(s->comm, st));
     } else {
-        STRUX_TRY(strux_comm_sum_sparse(s->comm, d->part, n_b, &d->sum, d->work));
+        STRUX_TRY(strux_comm_sum_sparse(s->comm, d->part, n_b, d->shared, &d->sum, d->work));
     }
     d->sync_bytes += strux_comm_bytes(s->comm) - bytes0;
     d->sync_nnz += d->sum.n;
+    if (d->shared) return strux_model_shared_add_rows(d->w, &d->sum);
     strux_model_add_rows(d->w, &d->sum);
     return strux_model_status(d->w);
+}
+
+/* w += wl, the round's Σ_k Δw_k that a dense sync left in wl: a model of this rank's, or, for
+ * one copy per host, merged into the host's block by its writer (the others pass nothing). */
+static strux_status add_to_w(dual_data *d)
+{
+    if (!d->shared) return strux_model_axpy(1.0, d->wl, d->w);
+    strux_sparse_rows_clear(&d->sum);
+    strux_status st = strux_model_shared_writer(d->w)
+                          ? strux_model_nonzero_rows(d->wl, 1.0, &d->sum)
+                          : STRUX_OK;
+    strux_status as = strux_model_shared_add_rows(d->w, &d->sum);
+    return st != STRUX_OK ? st : as;
 }
 
 /* The CoCoA+ sync: the Δw_k of every block summed over ranks, w += ΣΔw_k, wl ← w. */
@@ -243,11 +258,11 @@ static strux_status sync_round(strux_solver *s, dual_data *d)
         memcpy(mb.v, d->dw_sum, (size_t)mb.n_v * sizeof *d->dw_sum);
         if (mb.n_extra) memcpy(mb.extra, d->dw_sum + mb.n_v, (size_t)mb.n_extra * sizeof *mb.extra);
         strux_model_refresh(d->wl);
-        STRUX_TRY(strux_model_axpy(1.0, d->wl, d->w));
+        STRUX_TRY(strux_comm_agree(s->comm, add_to_w(d)));
         STRUX_TRY(strux_model_copy(d->wl, d->w));
     } else if (d->wl != d->w) {
         STRUX_TRY(strux_solver_allreduce_model(s, d->wl));
-        STRUX_TRY(strux_model_axpy(1.0, d->wl, d->w));
+        STRUX_TRY(strux_comm_agree(s->comm, add_to_w(d)));
         STRUX_TRY(strux_model_copy(d->wl, d->w));
     }
     if (d->wl != d->w) {
@@ -434,10 +449,12 @@ static strux_status dual_metrics(strux_solver *s, double *values)
 {
     const dual_data *d = s->data;
     int64_t bytes = d->sync_bytes;
+    double nnz = (double)d->sync_nnz; /* with one copy per host only its writers sum */
     STRUX_TRY(strux_comm_allreduce_sum_i64(s->comm, &bytes, 1));
+    STRUX_TRY(strux_comm_allreduce_max(s->comm, &nnz, 1));
     values[0] = (double)d->syncs;
     values[1] = (double)bytes;
-    values[2] = d->part || d->dw_len || d->syncs == 0 ? (double)d->sync_nnz : NAN;
+    values[2] = d->part || d->dw_len || d->syncs == 0 ? nnz : NAN;
     return STRUX_OK;
 }
 

@@ -58,6 +58,7 @@ struct dual_data {
     strux_sparse_rows *part; /* sparse views: each local block's Δw_k of the round */
     strux_sparse_rows sum, work[2]; /* Σ_k Δw_k of a sparse sync, and its scratch */
     int64_t syncs, sync_nnz, sync_bytes; /* this epoch's: syncs, Σ entries of ΣΔw_k, bytes */
+    int shared;         /* w is one copy per host (model.share = host): its writer applies syncs */
     double *dw;       /* this rank's Δw_k, one slot per local block (the block-ordered sum) */
     double *dw_sum;   /* Σ_k Δw_k in block order */
     int64_t dw_len;   /* stored weights + free parameters per slot; 0: rank-ordered allreduce */

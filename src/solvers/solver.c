@@ -190,6 +190,18 @@ static strux_status check_bias(const strux_solver_entry *e, int free_bias)
     return STRUX_OK;
 }
 
+/* One copy of the model per host is written by the CoCoA+ engine's syncs alone. */
+static strux_status check_share(const strux_solver_entry *e, const char *share)
+{
+    STRUX_CHECK(strcmp(share, "host") != 0 || (e->caps & STRUX_CAP_SHARED_MODEL),
+                STRUX_ERR_CONFIG,
+                "model.share = host needs a solver with flag shared_model (its syncs write the "
+                "host's one copy of the model); solver.type = %s lacks it: solvers with it: %s; "
+                "or model.share = auto | none",
+                e->name, strux_solver_names(STRUX_CAP_SHARED_MODEL));
+    return STRUX_OK;
+}
+
 strux_status strux_solver_check_options(const strux_solver_options *opt,
                                         const strux_search_options *so,
                                         const strux_task_options *to, const strux_model_options *mo)
@@ -199,6 +211,7 @@ strux_status strux_solver_check_options(const strux_solver_options *opt,
     char search[64];
     STRUX_TRY(find_entry(opt->type, &e));
     STRUX_TRY(check_bias(e, strcmp(mo->bias, "free") == 0));
+    STRUX_TRY(check_share(e, mo->share));
     STRUX_TRY(strux_task_type_caps(to->type, &task_caps));
     STRUX_TRY(check_task(e, task_caps, to->type));
     STRUX_TRY(strux_search_type_caps(so, task_caps, &search_caps, search, sizeof search));
