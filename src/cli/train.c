@@ -331,7 +331,7 @@ static strux_status set_up(train_run *r)
                                                &r->model)));
         int on_host = 1;
         (void)strux_comm_host_size(r->comm, &on_host);
-        strux_log(STRUX_LOG_INFO,
+        strux_log_all(STRUX_LOG_INFO,
                   "model.share = host: the model is held once per host in a shared window "
                   "(%d ranks on this host)",
                   on_host);
