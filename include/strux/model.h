@@ -43,6 +43,7 @@ typedef struct strux_model_options {
     char precision[STRUX_OPT_STR]; /* model.precision: double | float */
     double prune;                  /* model.prune: |w| below it dropped at export (0: none) */
     char share[STRUX_OPT_STR];     /* model.share: auto | host | none */
+    double bias_centre;            /* model.bias_centre: the bias weights' regulariser centre */
 } strux_model_options;
 extern const strux_opt_spec strux_model_opt_specs[]; /* section [model] */
 
@@ -113,6 +114,15 @@ size_t strux_model_bytes(const strux_model *m); /* storage of weights, scales an
 /* A column left out of the regulariser in every row (model.bias = free: the bias column), or −1. */
 int32_t strux_model_free_col(const strux_model *m);
 void strux_model_set_free_col(strux_model *m, int32_t col);
+/* The regulariser's centre: (λ/2)||w − w0||² with w0 = value at column col of every row and 0
+ * elsewhere (model.bias_centre on the bias column; value 0: the plain ||w||²). norm2 follows it. */
+void strux_model_set_centre(strux_model *m, int32_t col, double value);
+/* The centre's value (0 when none) and its column (−1 when none). */
+double strux_model_centre_of(const strux_model *m, int32_t *col);
+/* w ← w0 (zero with the centre; the dual solvers' start). */
+void strux_model_centre(strux_model *m);
+/* w ← w0 + a·(w − w0) (a new λ under the dual's fixed α; strux_model_scale without a centre). */
+void strux_model_scale_about_centre(strux_model *m, double a);
 
 /* ---- kernels on sparse rows x_r of a CSR (columns beyond dim are ignored) ---- */
 /* out[j] = w_{k0+j}·x_r for j < n. */
@@ -132,8 +142,8 @@ double *strux_model_extra(const strux_model *m);
 /* ---- whole rows and models ---- */
 /* ||w_k||², O(1) (kept up to date by every kernel). */
 double strux_model_row_norm2(const strux_model *m, int32_t k);
-/* The regulariser's ||w||²: every weight but the free column's, free parameters included;
- * summed exactly from the stored values. */
+/* The regulariser's ||w − w0||²: every weight but the free column's, free parameters included,
+ * w0 the centre (0 unless set); summed from the stored values. */
 double strux_model_norm2(const strux_model *m);
 /* w_k ← a·w_k, O(1). */
 void strux_model_scale_row(strux_model *m, int32_t k, double a);
@@ -176,6 +186,25 @@ double strux_model_get(const strux_model *m, int32_t k, int32_t j);
 /* The first weight that is NaN or ±Inf as its flat label-major index (free parameters after the
  * rows), or −1. */
 int64_t strux_model_find_non_finite(const strux_model *m);
+
+/* ---- the weights by column (model_cols.c): scores of an example against the rows it touches ---- */
+typedef struct strux_model_cols {
+    int32_t dim, n_rows;
+    int64_t n, cap;  /* entries, room */
+    int64_t *ptr;    /* dim + 1 offsets: column j's entries */
+    int32_t *row;    /* their rows, ascending within a column */
+    double *val;     /* their weights (row scales applied) */
+    double *acc;     /* n_rows partial scores, 0 between calls */
+    unsigned char *seen; /* n_rows marks, 0 between calls */
+} strux_model_cols;
+/* c ← m's non-zero weights by column, column skip_col left out (−1: none); room kept. */
+strux_status strux_model_cols_build(const strux_model *m, int32_t skip_col, strux_model_cols *c);
+/* The rows with a weight at one of x_r's non-zeros (skip_col's excepted) into rows, ascending,
+ * and their partial scores Σ_j w_kj·x_rj (x's non-zeros in column order) into out;
+ * returns their count (≤ n_rows). Not Collective. */
+int32_t strux_model_cols_scores(strux_model_cols *c, const strux_csr *x, int64_t r,
+                                int32_t *rows, double *out);
+void strux_model_cols_free(strux_model_cols *c);
 
 /* ---- storage for collectives and files (scales folded to 1 first) ---- */
 typedef struct strux_model_buffer {

@@ -44,6 +44,7 @@ typedef struct strux_solver_options {
     char qp[STRUX_OPT_STR];     /* solver.qp: rta Newton subproblem, projected|exact */
     int exclude_truth;          /* solver.exclude_truth: rta best step never towards y_i */
     int shrinking;              /* solver.shrinking: sdca leaves settled hinge coordinates out */
+    int active_sets;            /* solver.active_sets: sdca's 1-vs-All primal-dual active sets */
     strux_m3l_options m3l;      /* section [m3l] (solver.type = m3l) */
 } strux_solver_options;
 extern const strux_opt_spec strux_solver_opt_specs[]; /* section [solver] */

@@ -121,6 +121,13 @@ static strux_status parse_args(train_run *r, int argc, char **argv)
         strux_solver_check_options(&r->opt.solver, &r->opt.surrogate, &r->opt.task, &r->opt.model));
     STRUX_CHECK(strcmp(r->opt.model.bias, "free") != 0 || r->opt.data.bias > 0, STRUX_ERR_CONFIG,
                 "model.bias = free needs the bias feature: data.bias is 0");
+    STRUX_CHECK(r->opt.model.bias_centre == 0 || r->opt.data.bias > 0, STRUX_ERR_CONFIG,
+                "model.bias_centre = %g needs the bias feature: data.bias is 0",
+                r->opt.model.bias_centre);
+    STRUX_CHECK(r->opt.model.bias_centre == 0 || !r->rates, STRUX_ERR_CONFIG,
+                "model.bias_centre = %g is not supported with [constraints] (their weighted SVMs "
+                "regularise the plain ||w||²)",
+                r->opt.model.bias_centre);
     STRUX_CHECK(r->opt.solver.blocks == 0 || r->opt.solver.blocks >= strux_comm_size(r->comm),
                 STRUX_ERR_CONFIG,
                 "solver.blocks = %lld data blocks cannot be shared by %d ranks: each rank needs "
@@ -340,6 +347,8 @@ static strux_status set_up(train_run *r)
     }
     if (st == STRUX_OK && strcmp(r->opt.model.bias, "free") == 0)
         strux_model_set_free_col(r->model, r->train->bias_col);
+    if (st == STRUX_OK && r->model)
+        strux_model_set_centre(r->model, r->train->bias_col, r->opt.model.bias_centre);
     STRUX_TRY(strux_comm_agree(r->comm, st));
     r->inner = r->train;
     if (r->rates) /* the weighted SVMs of the rate constraints run on their own rows */

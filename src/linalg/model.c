@@ -38,6 +38,15 @@ const strux_opt_spec strux_model_opt_specs[] = {
      "once per host; each rank keeps only its round's change), none (a copy per rank), auto "
      "(host for those solvers when more than one rank runs on a host, else none); the model, its "
      "files and checkpoints are the same either way"},
+    {"model.bias_centre", STRUX_OPT_DOUBLE, offsetof(strux_model_options, bias_centre), "0", -1e6,
+     1e6, NULL,
+     "the value the regulariser pulls every row's bias weight towards, (λ/2)||w − w0||² with w0 "
+     "this value at the data.bias column and 0 elsewhere, and where the dual solver starts "
+     "(PPDSparse's negative bias start): at −2/data.bias a negative example that shares no "
+     "feature with a row's weights starts, and stays, beyond its margin, so 1-vs-All rows grow "
+     "only with the examples that touch them (solver.active_sets needs a value < 0); 0: the "
+     "plain ||w||². Changes the problem (the bias prior), not only the start; solvers with flag "
+     "active_sets"},
     {"model.prune", STRUX_OPT_DOUBLE, offsetof(strux_model_options, prune), "0", 0, 1e300,
      NULL,
      "DiSMEC's pruning: weights with |w| below this are dropped from the model written at the "
@@ -80,6 +89,7 @@ strux_status strux_model_alloc(int32_t n_rows, int32_t dim, int64_t n_extra, str
     m->n_extra = n_extra;
     m->kind = kind;
     m->free_col = -1;
+    m->centre_col = -1;
     m->failed_row = -1;
     m->ops = ops;
     int64_t n_scratch = n_rows > dim ? n_rows : dim;
@@ -115,6 +125,8 @@ strux_status strux_model_create_like(const strux_model *m, strux_model **out)
 {
     STRUX_TRY(strux_model_create(m->n_rows, m->dim, m->n_extra, m->kind, out));
     (*out)->free_col = m->free_col;
+    (*out)->centre_col = m->centre_col;
+    (*out)->centre = m->centre;
     return STRUX_OK;
 }
 
@@ -139,6 +151,48 @@ int64_t strux_model_n_w(const strux_model *m) { return (int64_t)m->n_rows * m->d
 strux_model_kind strux_model_kind_of(const strux_model *m) { return m->kind; }
 int32_t strux_model_free_col(const strux_model *m) { return m->free_col; }
 void strux_model_set_free_col(strux_model *m, int32_t col) { m->free_col = col; }
+
+void strux_model_set_centre(strux_model *m, int32_t col, double value)
+{
+    m->centre_col = value != 0 ? col : -1;
+    m->centre = value != 0 ? value : 0;
+}
+
+double strux_model_centre_of(const strux_model *m, int32_t *col)
+{
+    *col = m->centre_col;
+    return m->centre_col >= 0 ? m->centre : 0;
+}
+
+void strux_model_centre(strux_model *m)
+{
+    strux_model_zero(m);
+    if (m->centre_col < 0) return;
+    for (int32_t k = 0; k < m->n_rows; k++)
+        strux_model_set_row_sparse(m, k, 1, &m->centre_col, &m->centre);
+}
+
+void strux_model_scale_about_centre(strux_model *m, double a)
+{
+    strux_model_scale(m, a);
+    if (m->centre_col < 0 || a == 1) return;
+    for (int32_t k = 0; k < m->n_rows; k++) { /* w0 + a·(w − w0) = a·w + (1 − a)·w0 */
+        double now = strux_model_get(m, k, m->centre_col) + (1 - a) * m->centre;
+        int32_t n = strux_model_row_nonzeros(m, k, m->ridx, m->rval), q = 0;
+        while (q < n && m->ridx[q] < m->centre_col) q++;
+        if (q < n && m->ridx[q] == m->centre_col) {
+            m->rval[q] = now;
+        } else {
+            memmove(m->ridx + q + 1, m->ridx + q, (size_t)(n - q) * sizeof *m->ridx);
+            memmove(m->rval + q + 1, m->rval + q, (size_t)(n - q) * sizeof *m->rval);
+            m->ridx[q] = m->centre_col;
+            m->rval[q] = now;
+            n++;
+        }
+        m->ops->set_row(m, k, n, m->ridx, m->rval);
+        m->s[k] = 1;
+    }
+}
 
 size_t strux_model_bytes(const strux_model *m)
 {
@@ -303,6 +357,9 @@ double strux_model_norm2(const strux_model *m)
             double b = strux_model_get(m, k, m->free_col);
             sum -= b * b;
         }
+    if (m->centre_col >= 0) /* ||w − w0||² = ||w||² − Σ_k (2 b_k c − c²) */
+        for (int32_t k = 0; k < m->n_rows; k++)
+            sum -= m->centre * (2 * strux_model_get(m, k, m->centre_col) - m->centre);
     return sum;
 }
 

@@ -40,6 +40,8 @@ struct strux_model {
     int64_t n_extra;
     strux_model_kind kind;
     int32_t free_col;
+    int32_t centre_col;     /* the column the regulariser centres at centre, or −1 */
+    double centre;          /* (λ/2)||w − w0||², w0 = centre at centre_col of every row */
     const strux_store_ops *ops;
     void *v;                /* dense layouts: n_rows·dim stored values (double or float) */
     strux_sparse_row *rows; /* sparse layout: n_rows rows */

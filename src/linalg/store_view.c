@@ -188,6 +188,8 @@ strux_status strux_model_create_view(const strux_model *base, strux_model_kind d
     STRUX_TRY(strux_model_alloc(base->n_rows, base->dim, base->n_extra, base->kind,
                                 &strux_store_view_ops, &m));
     m->free_col = base->free_col;
+    m->centre_col = base->centre_col;
+    m->centre = base->centre;
     m->view->base = base;
     strux_status st = strux_model_create(base->n_rows, base->dim, base->n_extra, delta_kind,
                                          &m->view->delta);

@@ -34,15 +34,17 @@ static strux_status dual_setup(strux_solver *s)
     d->n_local = n;
     STRUX_TRY(strux_alloc_array(&d->off, (size_t)n + 1, sizeof *d->off));
     for (int64_t i = 0; i < n; i++)
-        d->off[i + 1] = d->off[i] + strux_task_block_shape(s->task, ds, i).p;
+        d->off[i + 1] =
+            d->off[i] + (d->method->own_blocks ? 0 : strux_task_block_shape(s->task, ds, i).p);
+    d->n_active = -1;
     strux_task_block_max(s->task, ds, &p_max, &S_max);
     STRUX_TRY(strux_alloc_array(&d->c, (size_t)d->off[n] + 1, sizeof *d->c));
     STRUX_TRY(strux_alloc_array(&d->b, (size_t)n + 1, sizeof *d->b));
     STRUX_TRY(strux_alloc_array(&d->dir, (size_t)p_max + 1, sizeof *d->dir));
     STRUX_TRY(strux_alloc_array(&d->X, (size_t)S_max * (size_t)S_max + 1, sizeof *d->X));
     STRUX_TRY(strux_alloc_array(&d->perm, (size_t)ds->n_global, sizeof *d->perm));
-    /* the dual starts at c = 0, so w = 0 */
-    strux_model_zero(s->model);
+    /* the dual starts at c = 0, so w = w0 (0, or the bias centre: model.bias_centre) */
+    strux_model_centre(s->model);
     if (s->opt.weighted_average)
         STRUX_TRY(strux_model_create_like(m, &d->w));
     else
@@ -409,12 +411,12 @@ static void dual_set_lambda(strux_solver *s, double lambda)
     strux_dual_problem_changed(s);
     double r = s->opt.lambda / lambda;
     strux_scal(d->off[s->ds->n_local], r, d->c);
-    strux_model_scale(d->w, r);
+    strux_model_scale_about_centre(d->w, r); /* w = w0 + Σ B_i c_i */
     if (d->part) /* a view of w, Δw = 0 between rounds: it follows w */
         strux_model_view_reset(d->wl);
     else if (d->wl != d->w)
-        strux_model_scale(d->wl, r);
-    if (d->w != s->model) strux_model_scale(s->model, r);
+        strux_model_scale_about_centre(d->wl, r);
+    if (d->w != s->model) strux_model_scale_about_centre(s->model, r);
 }
 
 /* Features of row k times g_k: the corners c = −a/(λn) of every example scale so by row, so the
@@ -442,23 +444,33 @@ static strux_status dual_rescale_rows(strux_solver *s, const double *g)
 }
 
 /* Per epoch: CoCoA+ syncs, the bytes they sent (summed over ranks) and the entries of their
- * sums Σ_k Δw_k (the changed weights; NaN where the sum is a plain allreduce of wl). */
-static const char *const dual_columns[] = {"syncs", "sync_bytes", "sync_nnz", NULL};
+ * sums Σ_k Δw_k (the changed weights; NaN where the sum is a plain allreduce of wl); the dual
+ * coordinates held (sdca's active sets; NaN where every coordinate is). */
+static const char *const dual_columns[] = {"syncs", "sync_bytes", "sync_nnz", "active", NULL};
 
 static strux_status dual_metrics(strux_solver *s, double *values)
 {
     const dual_data *d = s->data;
-    int64_t bytes = d->sync_bytes;
+    int64_t sums[2] = {d->sync_bytes, d->n_active};
     double nnz = (double)d->sync_nnz; /* with one copy per host only its writers sum */
-    STRUX_TRY(strux_comm_allreduce_sum_i64(s->comm, &bytes, 1));
+    STRUX_TRY(strux_comm_allreduce_sum_i64(s->comm, sums, 2));
     STRUX_TRY(strux_comm_allreduce_max(s->comm, &nnz, 1));
     values[0] = (double)d->syncs;
-    values[1] = (double)bytes;
+    values[1] = (double)sums[0];
     values[2] = d->part || d->dw_len || d->syncs == 0 ? nnz : NAN;
+    values[3] = d->n_active >= 0 ? (double)sums[1] : NAN;
     return STRUX_OK;
 }
 
+static strux_status dual_primal(strux_solver *s, strux_certificate *c)
+{
+    dual_data *d = s->data;
+    if (d->method->primal) return d->method->primal(s, d, c);
+    return strux_objective_primal(s->task, s->exact, s->ds, s->model, s->comm, s->opt.lambda, c);
+}
+
 const struct strux_solver_ops strux_dual_ops = {
+    .primal = dual_primal,
     .columns = dual_columns,
     .metrics = dual_metrics,
     .rescale_rows = dual_rescale_rows,

@@ -41,6 +41,11 @@ typedef struct dual_method {
                          strux_blob *b);
     strux_status (*load)(strux_solver *s, dual_data *d, int64_t i0, int64_t i1, strux_blob *b);
     void (*destroy)(dual_data *d);
+    /* optional: the primal objective at the model (strux_solver_ops.primal) */
+    strux_status (*primal)(strux_solver *s, dual_data *d, strux_certificate *c);
+    /* the method keeps its examples' dual coordinates itself (sparse: sdca's active sets), the
+     * engine's blocks c are empty */
+    int own_blocks;
 } dual_method;
 
 struct dual_data {
@@ -59,6 +64,7 @@ struct dual_data {
     strux_sparse_rows sum, work[2]; /* Σ_k Δw_k of a sparse sync, and its scratch */
     int64_t syncs, sync_nnz, sync_bytes; /* this epoch's: syncs, Σ entries of ΣΔw_k, bytes */
     int shared;         /* w is one copy per host (model.share = host): its writer applies syncs */
+    int64_t n_active;   /* the method's dual coordinates held on this rank (−1: all, dense) */
     double *dw;       /* this rank's Δw_k, one slot per local block (the block-ordered sum) */
     double *dw_sum;   /* Σ_k Δw_k in block order */
     int64_t dw_len;   /* stored weights + free parameters per slot; 0: rank-ordered allreduce */
@@ -99,6 +105,9 @@ void strux_dual_set_visit(strux_solver *s,
 void strux_dual_problem_changed(strux_solver *s);
 /* wl += σ′·B_i·dc for a change dc of block i (the caller has added dc to c_i). */
 void strux_dual_move(strux_solver *s, dual_data *d, int64_t i, const double *dc);
+
+/* sdca_active.c: sdca's primal-dual active sets (solver.active_sets) */
+extern const dual_method strux_sdca_active_method;
 
 strux_status strux_solver_create_bcfw(strux_solver *s);
 strux_status strux_solver_create_sdca(strux_solver *s);

@@ -6,7 +6,8 @@ static const char *const sgd_keys[] = {"solver.batch", "solver.average", NULL};
 /* the CoCoA+ engine's keys (dual.c), read by every dual solver */
 #define DUAL_KEYS "solver.tol", "solver.local_passes", "solver.sync_every", "solver.blocks"
 static const char *const bcfw_keys[] = {DUAL_KEYS, "solver.weighted_average", NULL};
-static const char *const sdca_keys[] = {DUAL_KEYS, "solver.shrinking", NULL};
+static const char *const sdca_keys[] = {DUAL_KEYS, "solver.shrinking", "solver.active_sets",
+                                        NULL};
 static const char *const rta_keys[] = {DUAL_KEYS, "solver.update", "solver.qp",
                                        "solver.exclude_truth", NULL};
 static const char *const m3l_keys[] = {DUAL_KEYS,       "m3l.prior",   "m3l.empirical",
@@ -18,7 +19,8 @@ static const char *const cp_keys[] = {DUAL_KEYS, "solver.cp_eps", "solver.cp_max
 const strux_solver_entry strux_solver_registry[] = {
     {"sgd", strux_solver_create_sgd, STRUX_CAP_FREE_BIAS, sgd_keys},
     {"bcfw", strux_solver_create_bcfw, STRUX_CAP_DUAL | STRUX_CAP_SHARED_MODEL, bcfw_keys},
-    {"sdca", strux_solver_create_sdca, STRUX_CAP_DUAL | STRUX_CAP_SHARED_MODEL, sdca_keys},
+    {"sdca", strux_solver_create_sdca,
+     STRUX_CAP_DUAL | STRUX_CAP_SHARED_MODEL | STRUX_CAP_ACTIVE_SETS, sdca_keys},
     {"cutting_plane", strux_solver_create_cutting_plane,
      STRUX_CAP_DUAL | STRUX_CAP_KEEPS_SLACK | STRUX_CAP_SHARED_MODEL, cp_keys},
     {"m3l", strux_solver_create_m3l,

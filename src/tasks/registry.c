@@ -13,7 +13,8 @@ static const char *const hierarchy_keys[] = {
     "task.partial_paths", "task.prune",     "task.lp_start",    NULL};
 
 const strux_task_entry strux_task_registry[] = {
-    {"multilabel", strux_task_create_multilabel, STRUX_CAP_WEDGE | STRUX_CAP_HINGE_PARTS, NULL},
+    {"multilabel", strux_task_create_multilabel,
+     STRUX_CAP_WEDGE | STRUX_CAP_HINGE_PARTS | STRUX_CAP_LABEL_PARTS, NULL},
     {"multiclass", strux_task_create_multiclass, STRUX_CAP_WEDGE, NULL},
     {"chain", strux_task_create_chain, STRUX_CAP_WEDGE, chain_keys},
     {"pairwise", strux_task_create_pairwise, STRUX_CAP_WEDGE, pairwise_keys},
