@@ -151,6 +151,8 @@ enum {
                                           centre (solver.active_sets, model.bias_centre): sdca */
     STRUX_CAP_LABEL_PARTS = 1u << 15,  /* task: its hinge parts are its label ids, one each
                                           (1-vs-All over the label set): multilabel */
+    STRUX_CAP_PRUNE = 1u << 16,        /* solver: its iterate can be pruned between epochs
+                                          (model.prune_every): the CoCoA+ engine's */
 };
 /* The names of the flags set in caps, comma-separated, into buf ("" for none). */
 void strux_caps_format(unsigned caps, char *buf, size_t n);

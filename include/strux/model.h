@@ -42,6 +42,7 @@ typedef struct strux_model_options {
     char layout[STRUX_OPT_STR];    /* model.layout: auto | label_major | feature_major | sparse */
     char precision[STRUX_OPT_STR]; /* model.precision: double | float */
     double prune;                  /* model.prune: |w| below it dropped at export (0: none) */
+    int64_t prune_every;           /* model.prune_every: also between epochs, every this many */
     char share[STRUX_OPT_STR];     /* model.share: auto | host | none */
     double bias_centre;            /* model.bias_centre: the bias weights' regulariser centre */
 } strux_model_options;

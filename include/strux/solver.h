@@ -111,6 +111,11 @@ strux_status strux_solver_set_lambda(strux_solver *s, double lambda);
  * STRUX_ERR_UNSUPPORTED for solvers whose state the change cannot follow (cutting_plane's working
  * sets, rta's candidate lists). Not Collective. */
 strux_status strux_solver_rescale_rows(strux_solver *s, const double *g);
+/* DiSMEC's pruning between epochs: the iterate's weights with |w| < threshold dropped (its
+ * working copies follow; a dual solver's iterate is then no longer exactly w(α), so the next
+ * duality gaps compare the pruned iterate with Σ b_i − (λ/2)||w||² of it). *dropped counts them.
+ * STRUX_ERR_UNSUPPORTED for a solver without flag prune. Not Collective (replicated). */
+strux_status strux_solver_prune(strux_solver *s, double threshold, int64_t *dropped);
 /* Does the solver support strux_solver_rescale_rows? */
 int strux_solver_can_rescale_rows(const strux_solver *s);
 /* Epochs completed. */

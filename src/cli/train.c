@@ -34,6 +34,7 @@ typedef struct train_run {
     strux_solver *solver;
     strux_driver *driver;
     strux_alpha_hook *alpha;  /* the SSVM α update (task.model = ssvm), or NULL */
+    strux_prune_hook *prune;  /* pruning between epochs (model.prune_every), or NULL */
     strux_metrics *metrics; /* rank 0's JSON-lines log, or NULL */
     strux_model_info info;
     double *col_scale;                   /* data.scale factors per feature column, or NULL */
@@ -382,6 +383,9 @@ static strux_status set_up(train_run *r)
     STRUX_TRY(strux_comm_agree(r->comm,
                                strux_alpha_hook_attach(r->driver, r->comm, r->task, r->solver,
                                                        r->model, &r->opt.task, so->tol, &r->alpha)));
+    STRUX_TRY(strux_comm_agree(r->comm,
+                               strux_prune_hook_attach(r->driver, r->solver, r->opt.model.prune,
+                                                       r->opt.model.prune_every, &r->prune)));
     STRUX_TRY(strux_comm_agree(r->comm, strux_progress_create(r->comm, &r->opt, &r->progress)));
     strux_driver_set_progress(r->driver, strux_progress_step, r->progress);
     strux_driver_set_record_fn(r->driver, log_record, r);
@@ -490,6 +494,7 @@ int strux_cmd_train(strux_comm *comm, int argc, char **argv)
     catch_stop_signals(0);
     strux_driver_destroy(&r.driver);
     strux_alpha_hook_destroy(&r.alpha);
+    strux_prune_hook_destroy(&r.prune);
     strux_progress_destroy(&r.progress);
     strux_metrics_close(&r.metrics);
     strux_model_info_free(&r.info);

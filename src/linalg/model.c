@@ -51,7 +51,14 @@ const strux_opt_spec strux_model_opt_specs[] = {
      NULL,
      "DiSMEC's pruning: weights with |w| below this are dropped from the model written at the "
      "end of training (its predictions and test scores are those of the pruned model; 0 keeps "
-     "every weight; DiSMEC uses 0.01). The solvers' own iterates are not pruned between epochs"},
+     "every weight; DiSMEC uses 0.01); with model.prune_every also between epochs"},
+    {"model.prune_every", STRUX_OPT_INT, offsetof(strux_model_options, prune_every), "0", 0, 1e9,
+     NULL,
+     "prune the solver's iterate too, every this many epochs, after the certificate (solvers "
+     "with flag prune): rows stay small during training; the record's pruned and primal_pruned "
+     "columns give the weights dropped and the primal objective after, beside the epoch's own; "
+     "a dual solver's later duality gaps then compare the pruned iterate with its own dual bound, "
+     "no certificate of the unpruned problem (0: at the export only)"},
     {NULL},
 };
 

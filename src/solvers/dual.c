@@ -469,7 +469,19 @@ static strux_status dual_primal(strux_solver *s, strux_certificate *c)
     return strux_objective_primal(s->task, s->exact, s->ds, s->model, s->comm, s->opt.lambda, c);
 }
 
+/* Between epochs (wl = w): prune the iterate and the model, and let the view or copy follow. */
+static strux_status dual_prune(strux_solver *s, double threshold, int64_t *dropped)
+{
+    dual_data *d = s->data;
+    *dropped = strux_model_prune(d->w, threshold);
+    if (d->w != s->model) (void)strux_model_prune(s->model, threshold);
+    if (d->wl != d->w) STRUX_TRY(strux_model_copy(d->wl, d->w));
+    strux_dual_problem_changed(s);
+    return strux_model_status(d->w);
+}
+
 const struct strux_solver_ops strux_dual_ops = {
+    .prune = dual_prune,
     .primal = dual_primal,
     .columns = dual_columns,
     .metrics = dual_metrics,

@@ -18,13 +18,13 @@ static const char *const cp_keys[] = {DUAL_KEYS, "solver.cp_eps", "solver.cp_max
 
 const strux_solver_entry strux_solver_registry[] = {
     {"sgd", strux_solver_create_sgd, STRUX_CAP_FREE_BIAS, sgd_keys},
-    {"bcfw", strux_solver_create_bcfw, STRUX_CAP_DUAL | STRUX_CAP_SHARED_MODEL, bcfw_keys},
+    {"bcfw", strux_solver_create_bcfw, STRUX_CAP_DUAL | STRUX_CAP_SHARED_MODEL | STRUX_CAP_PRUNE, bcfw_keys},
     {"sdca", strux_solver_create_sdca,
-     STRUX_CAP_DUAL | STRUX_CAP_SHARED_MODEL | STRUX_CAP_ACTIVE_SETS, sdca_keys},
+     STRUX_CAP_DUAL | STRUX_CAP_SHARED_MODEL | STRUX_CAP_PRUNE | STRUX_CAP_ACTIVE_SETS, sdca_keys},
     {"cutting_plane", strux_solver_create_cutting_plane,
-     STRUX_CAP_DUAL | STRUX_CAP_KEEPS_SLACK | STRUX_CAP_SHARED_MODEL, cp_keys},
+     STRUX_CAP_DUAL | STRUX_CAP_KEEPS_SLACK | STRUX_CAP_SHARED_MODEL | STRUX_CAP_PRUNE, cp_keys},
     {"m3l", strux_solver_create_m3l,
-     STRUX_CAP_DUAL | STRUX_CAP_NEEDS_HINGE_PARTS | STRUX_CAP_SHARED_MODEL, m3l_keys},
+     STRUX_CAP_DUAL | STRUX_CAP_NEEDS_HINGE_PARTS | STRUX_CAP_SHARED_MODEL | STRUX_CAP_PRUNE, m3l_keys},
     {"rta", strux_solver_create_rta, STRUX_CAP_DUAL | STRUX_CAP_NEEDS_CANDIDATES, rta_keys},
     {NULL, NULL, 0, NULL},
 };

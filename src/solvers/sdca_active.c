@@ -319,6 +319,13 @@ static strux_status active_load(strux_solver *s, dual_data *d, int64_t i0, int64
     return STRUX_OK;
 }
 
+/* The iterate changed outside the rounds (pruning): the weights by column are stale. */
+static void active_reset(dual_data *d)
+{
+    active_data *m = d->mdata;
+    m->cols_round = -1;
+}
+
 static void active_destroy(dual_data *d)
 {
     active_data *m = d->mdata;
@@ -346,6 +353,7 @@ static void active_destroy(dual_data *d)
 const dual_method strux_sdca_active_method = {.visit = active_visit,
                                               .setup = active_setup,
                                               .epoch_done = active_epoch_done,
+                                              .reset = active_reset,
                                               .save = active_save,
                                               .load = active_load,
                                               .destroy = active_destroy,

@@ -258,6 +258,13 @@ strux_status strux_solver_check_options(const strux_solver_options *opt,
     STRUX_TRY(find_entry(opt->type, &e));
     STRUX_TRY(check_bias(e, strcmp(mo->bias, "free") == 0));
     STRUX_TRY(check_share(e, mo->share));
+    STRUX_CHECK(mo->prune_every == 0 || (e->caps & STRUX_CAP_PRUNE), STRUX_ERR_CONFIG,
+                "model.prune_every needs a solver with flag prune (its iterate pruned between "
+                "epochs); solver.type = %s lacks it: solvers with it: %s",
+                e->name, strux_solver_names(STRUX_CAP_PRUNE));
+    STRUX_CHECK(mo->prune_every == 0 || mo->prune > 0, STRUX_ERR_CONFIG,
+                "model.prune_every = %lld needs the threshold model.prune > 0",
+                (long long)mo->prune_every);
     STRUX_TRY(strux_task_type_caps(to->type, &task_caps));
     STRUX_TRY(check_task(e, task_caps, to->type));
     STRUX_TRY(strux_search_type_caps(so, task_caps, &search_caps, search, sizeof search));
@@ -396,6 +403,14 @@ strux_status strux_solver_set_lambda(strux_solver *s, double lambda)
     if (s->ops->set_lambda) s->ops->set_lambda(s, lambda);
     s->opt.lambda = lambda;
     return STRUX_OK;
+}
+
+strux_status strux_solver_prune(strux_solver *s, double threshold, int64_t *dropped)
+{
+    STRUX_CHECK(s->ops->prune, STRUX_ERR_UNSUPPORTED,
+                "solver.type = %s cannot prune its iterate between epochs (flag prune)",
+                s->type_name);
+    return s->ops->prune(s, threshold, dropped);
 }
 
 int strux_solver_can_rescale_rows(const strux_solver *s)

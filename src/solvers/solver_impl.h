@@ -28,6 +28,9 @@ struct strux_solver_ops {
     /* optional: follow a change of the task's features (strux_solver_rescale_rows); g has one
      * factor per weight row, g_k = 0 meaning the row is dead */
     strux_status (*rescale_rows)(strux_solver *s, const double *g);
+    /* optional: drop the iterate's weights with |w| < threshold between epochs (the working
+     * copies follow); *dropped counts them */
+    strux_status (*prune)(strux_solver *s, double threshold, int64_t *dropped);
 };
 
 struct strux_solver {
