@@ -2,8 +2,8 @@
  * training data, the model (one copy, its share of it when the ranks of a host hold it once
  * (model.share), and the copies the solver keeps: sgd its iterate and mini-batch gradient; the
  * dual solvers the CoCoA+ local view, BCFW's average and the block accumulator; a sparse
- * model's view is its round's change, counted at its floor), the dual coefficients and the
- * caches (per-example norms, search buffers),
+ * model's view is its round's change, counted at its floor), the dual coefficients (sdca's
+ * active sets: their floor, the positives) and the caches (per-example norms, search buffers),
  * estimated before they are allocated, logged by every rank and checked against run.max_memory
  * and the rank's share of the host's MemAvailable (/proc/meminfo). Before the data is read the
  * estimate comes from data.train's HDF5 attributes (exact) or its size on disk (a guess); after
@@ -100,7 +100,10 @@ strux_status strux_cli_memory_before_data(strux_comm *comm, const strux_run_opti
         e->copies = extra_copies(o, np);
         e->on_host = sharing(comm, o);
         e->model_known = 1;
-        if (is_dual(o->solver.type)) e->dual = n_local * (rows + 1) * 8;
+        if (o->solver.active_sets) /* its floor: the positives, 13 bytes each, 64 a row */
+            e->dual = ((double)pk.label_nnz * 13) / np + n_local * 72;
+        else if (is_dual(o->solver.type))
+            e->dual = n_local * (rows + 1) * 8;
     }
     return STRUX_OK;
 }
@@ -120,7 +123,10 @@ void strux_cli_memory_with_data(strux_comm *comm, const strux_run_options *o,
     e->on_host = sharing(comm, o);
     e->model_known = 1;
     e->sparse = strcmp(o->model.layout, "sparse") == 0;
-    if (is_dual(o->solver.type)) {
+    if (o->solver.active_sets) {
+        e->dual = (double)train->y_ptr[x->n_rows] * 13 + (double)train->n_local * 72 +
+                  (double)n_rows * 40; /* the positives; per row: bias, scratch */
+    } else if (is_dual(o->solver.type)) {
         double p = 0;
         for (int64_t i = 0; i < train->n_local; i++)
             p += (double)strux_task_block_shape(task, train, i).p;
