@@ -85,7 +85,7 @@ const char *strux_precision_name(strux_precision precision)
 }
 
 strux_status strux_model_alloc(int32_t n_rows, int32_t dim, int64_t n_extra, strux_model_kind kind,
-                               const strux_store_ops *ops, strux_model **out)
+                               const strux_store_ops *ops, int external, strux_model **out)
 {
     STRUX_CHECK(n_rows >= 0 && dim >= 0 && n_extra >= 0, STRUX_ERR_INTERNAL,
                 "model shape %d x %d + %lld is negative", n_rows, dim, (long long)n_extra);
@@ -99,6 +99,7 @@ strux_status strux_model_alloc(int32_t n_rows, int32_t dim, int64_t n_extra, str
     m->centre_col = -1;
     m->failed_row = -1;
     m->ops = ops;
+    m->external = external;
     int64_t n_scratch = n_rows > dim ? n_rows : dim;
     strux_status st = strux_alloc_array(&m->s, (size_t)n_rows + 1, sizeof *m->s);
     if (st == STRUX_OK) st = strux_alloc_array(&m->nrm, (size_t)n_rows + 1, sizeof *m->nrm);
@@ -125,7 +126,7 @@ strux_status strux_model_create(int32_t n_rows, int32_t dim, int64_t n_extra,
     return strux_model_alloc(n_rows, dim, n_extra, kind,
                              kind.layout == STRUX_LAYOUT_SPARSE ? &strux_store_sparse_ops
                                                                 : &strux_store_dense_ops,
-                             out);
+                             0, out);
 }
 
 strux_status strux_model_create_like(const strux_model *m, strux_model **out)

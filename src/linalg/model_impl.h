@@ -47,6 +47,8 @@ struct strux_model {
     strux_sparse_row *rows; /* sparse layout: n_rows rows */
     strux_view *view;       /* a view w + Δ (store_view.c), else NULL */
     struct strux_shared *shared; /* values in a block shared by a host (store_shared.c) */
+    int external;           /* the stored values are a block the store neither allocates nor
+                               frees (store_shared.c; its kernels then only read) */
     int32_t dense_at;       /* sparse layout: a row with more entries is stored dense */
     int32_t failed_row;     /* sparse layout: a row that could not grow (its update was left
                                out), or −1: strux_model_status reports it */
@@ -110,15 +112,13 @@ struct strux_store_ops {
 extern const strux_store_ops strux_store_dense_ops;  /* store_dense.c */
 extern const strux_store_ops strux_store_sparse_ops; /* store_sparse.c */
 extern const strux_store_ops strux_store_view_ops;   /* store_view.c */
-extern const strux_store_ops strux_store_dense_shared_ops;  /* store_dense.c */
-extern const strux_store_ops strux_store_sparse_shared_ops; /* store_sparse.c */
 
 /* Free the sharing state of a model in a host's block (store_shared.c; its stores' destroy). */
 void strux_shared_free(strux_model *m);
 /* The shell of a model of this shape and kind on the given store (model.c): scales 1, every
  * buffer of model.c allocated, ops->create called. */
 strux_status strux_model_alloc(int32_t n_rows, int32_t dim, int64_t n_extra, strux_model_kind kind,
-                               const strux_store_ops *ops, strux_model **out);
+                               const strux_store_ops *ops, int external, strux_model **out);
 /* io, vo ← y + c·x of two rows given as ascending columns and values (rows_axpy's merge: an entry
  * of x alone becomes 0 + c·x, one of y alone stays as it is); returns the entries written (at
  * most nx + ny). */

@@ -28,13 +28,20 @@ static size_t n_values(const strux_model *m)
     return (size_t)((int64_t)m->n_rows * m->dim);
 }
 
+/* External values (a host's block, store_shared.c) are set and freed by their owner. */
 static strux_status dense_create(strux_model *m)
 {
+    if (m->external) return STRUX_OK;
     return strux_alloc_array(&m->v, n_values(m) + 1, VALUE_SIZE(m));
 }
 
 static void dense_destroy(strux_model *m)
 {
+    if (m->external) {
+        strux_shared_free(m);
+        m->v = NULL;
+        return;
+    }
     strux_free(&m->v);
 }
 
@@ -169,38 +176,4 @@ const strux_store_ops strux_store_dense_ops = {
     .axpy = dense_axpy,
     .find_non_finite = dense_find_non_finite,
     .storage = dense_storage,
-};
-
-/* The values lie in a block store_shared.c owns (m->v set by it): nothing to allocate or free. */
-static strux_status dense_shared_create(strux_model *m)
-{
-    (void)m;
-    return STRUX_OK;
-}
-
-static void dense_shared_destroy(strux_model *m)
-{
-    strux_shared_free(m);
-    m->v = NULL;
-}
-
-/* A dense model whose values live in a block shared by the ranks of a host (store_shared.c):
- * the dense kernels, without allocation; only the block's writer calls the writing ones. */
-const strux_store_ops strux_store_dense_shared_ops = {
-    .create = dense_shared_create,
-    .destroy = dense_shared_destroy,
-    .bytes = dense_bytes,
-    .scores = dense_scores,
-    .add = dense_add,
-    .get = dense_get,
-    .put = dense_put,
-    .row = dense_row,
-    .set_row = dense_set_row,
-    .zero = dense_zero,
-    .scale_rows = dense_scale_rows,
-    .norms = dense_norms,
-    .copy = dense_copy,
-    .dot = dense_dot,
-    .axpy = dense_axpy,
-    .find_non_finite = dense_find_non_finite,
 };

@@ -95,8 +95,8 @@ strux_status strux_model_create_shared(int32_t n_rows, int32_t dim, int64_t n_ex
     strux_model *p = NULL, *w = NULL;
     int sparse = kind.layout == STRUX_LAYOUT_SPARSE;
     strux_status st = strux_model_alloc(
-        n_rows, dim, n_extra, kind,
-        sparse ? &strux_store_sparse_shared_ops : &strux_store_dense_shared_ops, &p);
+        n_rows, dim, n_extra, kind, sparse ? &strux_store_sparse_ops : &strux_store_dense_ops, 1,
+        &p);
     if (st == STRUX_OK) {
         strux_free(&p->extra); /* the block holds the free parameters */
         st = strux_alloc(&p->shared, sizeof *p->shared);

@@ -164,7 +164,12 @@ static strux_status sparse_create(strux_model *m)
 
 static void sparse_destroy(strux_model *m)
 {
-    if (!m->rows) return;
+    if (m->external) /* rows into a host's block (store_shared.c): only the table is ours */
+        strux_shared_free(m);
+    if (!m->rows || m->external) {
+        strux_free(&m->rows);
+        return;
+    }
     for (int32_t k = 0; k < m->n_rows; k++) {
         strux_free(&m->rows[k].idx);
         strux_free(&m->rows[k].val);
@@ -260,38 +265,4 @@ const strux_store_ops strux_store_sparse_ops = {
     .norms = sparse_norms,
     .find_non_finite = sparse_find_non_finite,
     /* copy, dot, axpy: model.c's row-wise kernels; no dense storage for collectives */
-};
-
-/* The rows point into a packed block store_shared.c owns and refreshes: only the row table is
- * this process's. */
-static strux_status sparse_shared_create(strux_model *m)
-{
-    return strux_alloc_array(&m->rows, (size_t)m->n_rows + 1, sizeof *m->rows);
-}
-
-static void sparse_shared_destroy(strux_model *m)
-{
-    strux_shared_free(m);
-    strux_free(&m->rows);
-}
-
-static size_t sparse_shared_bytes(const strux_model *m)
-{
-    size_t n = 0;
-    for (int32_t k = 0; k < m->n_rows; k++)
-        n += (size_t)m->rows[k].n;
-    return n * (sizeof(int32_t) + VALUE_SIZE(m)) + (size_t)(m->n_rows + 1) * sizeof(int64_t);
-}
-
-/* A sparse model packed in a block shared by the ranks of a host (store_shared.c): the sparse
- * kernels that read; its writer merges into the block itself (strux_model_shared_add_rows). */
-const strux_store_ops strux_store_sparse_shared_ops = {
-    .create = sparse_shared_create,
-    .destroy = sparse_shared_destroy,
-    .bytes = sparse_shared_bytes,
-    .scores = sparse_scores,
-    .get = sparse_get,
-    .row = sparse_row,
-    .norms = sparse_norms,
-    .find_non_finite = sparse_find_non_finite,
 };

@@ -186,7 +186,7 @@ strux_status strux_model_create_view(const strux_model *base, strux_model_kind d
 {
     strux_model *m = NULL;
     STRUX_TRY(strux_model_alloc(base->n_rows, base->dim, base->n_extra, base->kind,
-                                &strux_store_view_ops, &m));
+                                &strux_store_view_ops, 0, &m));
     m->free_col = base->free_col;
     m->centre_col = base->centre_col;
     m->centre = base->centre;
