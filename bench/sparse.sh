@@ -134,30 +134,36 @@ if has sync; then
     done
 fi
 
-# pss_run OUT CMD...: run CMD, sampling the summed PSS (kB) of the strux processes whose command
-# line holds OUT every 0.1 s; prints the peak, then each rank's PSS when the data was read
+# pss_run OUT METRICS EPOCHS CMD...: run CMD, sampling every 0.1 s the summed PSS (kB) of the
+# strux processes whose command line holds OUT; prints the peak while training (until METRICS
+# holds EPOCHS records: the model file's write comes after), the peak over the whole run, and the
+# sum when the solver is set up (the "task ..., solver ..." line: data, dual state, process; the
+# model still empty)
 pss_run() {
-    local out=$1
-    shift
+    local out=$1 metrics=$2 epochs=$3
+    shift 3
+    : >"$WORK/pss.err"
+    rm -f "$metrics"
     "$@" >/dev/null 2>"$WORK/pss.err" &
-    local pid=$! peak=0 at_data=""
+    local pid=$! peak=0 train=0 at_setup="" done=0
     while kill -0 "$pid" 2>/dev/null; do
-        local sum=0 n=0
+        local sum=0 set_up=0
+        grep -qE "solver [a-z_]+, lambda" "$WORK/pss.err" && set_up=1
         for p in /proc/[0-9]*; do
             grep -qa -- "$out" "$p/cmdline" 2>/dev/null || continue
             case "$(tr '\0' '\n' <"$p/cmdline" 2>/dev/null | head -n 1)" in */strux) ;; *) continue ;; esac
             local k
             k=$(awk '/^Pss:/ {print $2}' "$p/smaps_rollup" 2>/dev/null)
-            [ -n "$k" ] && sum=$((sum + k)) && n=$((n + 1))
+            [ -n "$k" ] && sum=$((sum + k))
         done
         [ "$sum" -gt "$peak" ] && peak=$sum
-        if [ -z "$at_data" ] && grep -q "memory estimate with the data read" "$WORK/pss.err"; then
-            at_data=$sum
-        fi
+        [ "$done" -eq 0 ] && [ -f "$metrics" ] && [ "$(wc -l <"$metrics")" -ge "$epochs" ] && done=1
+        [ "$done" -eq 0 ] && [ "$sum" -gt "$train" ] && train=$sum
+        [ -z "$at_setup" ] && [ "$set_up" -eq 1 ] && [ "$sum" -gt 0 ] && at_setup=$sum
         sleep 0.1
     done
     wait "$pid" || { tail -n 5 "$WORK/pss.err" >&2; return 1; }
-    echo "$peak ${at_data:-0}"
+    echo "$train $peak ${at_setup:-0}"
 }
 
 if has share; then
@@ -165,25 +171,30 @@ if has share; then
     SL=${SPARSE_SHARE_LABELS:-2000}
     "$STRUX" gen "$WORK/sh.h5" --rows "$SR" --features 20000 --labels "$SL" --nnz 10 \
         --labels-per-row 3 --seed 1 >/dev/null 2>&1 || exit 1
-    echo "-- share: sdca (per part), sparse layout, $SR rows x 20000 features x $SL labels, solver.blocks = 2, sync_every = $((SR / 8)), 2 epochs; PSS in MB"
+    echo "-- share: sdca (per part), sparse layout, $SR rows x 20000 features x $SL labels, solver.blocks = 2, sync_every = $((SR / 8)), 2 epochs; PSS of the ranks summed, MB"
+    echo "   (at_setup: solver set up, model still empty: process, data and dual state of each rank; target: 1.2 x np 1's model + at_setup)"
     SH=(--set data.train="$WORK/sh.h5" --set solver.type=sdca --set model.layout=sparse
         --set data.bias=1 --set solver.lambda=1e-4 --set solver.tol=0 --set solver.epochs=2
         --set solver.blocks=2 --set solver.sync_every=$((SR / 8)) --set run.max_memory=0)
-    printf '%-14s %10s %12s %12s %12s %8s\n' run peak_pss at_data model_MB target verdict
+    printf '%-12s %10s %10s %10s %10s %10s %8s
+' run training whole_run at_setup model target verdict
+    mb() { echo "$1 / 1024" | bc -l; }
     for rep in 1 2; do
-        read -r p1 d1 <<<"$(pss_run "$WORK/np1.h5" "$STRUX" train "$WORK/b.ini" "${SH[@]}" \
-            --set output.model="$WORK/np1.h5")" || exit 1
+        read -r t1 p1 s1 <<<"$(pss_run "$WORK/np1.h5" "$WORK/np1.jsonl" 2 "$STRUX" train \
+            "$WORK/b.ini" "${SH[@]}" --set output.model="$WORK/np1.h5" \
+            --set output.metrics="$WORK/np1.jsonl")" || exit 1
         read -r nnz m1 <<<"$(model_line "$WORK/pss.err")"
-        printf '%-14s %10.1f %12.1f %12.1f\n' "np 1" "$(echo "$p1/1024" | bc -l)" \
-            "$(echo "$d1/1024" | bc -l)" "$(echo "$m1/1048576" | bc -l)"
+        printf '%-12s %10.1f %10.1f %10.1f %10.1f\n' "np 1" "$(mb "$t1")" "$(mb "$p1")" \
+            "$(mb "$s1")" "$(echo "$m1 / 1048576" | bc -l)"
         for share in host none; do
-            read -r p2 d2 <<<"$(pss_run "$WORK/np2$share.h5" $MPIRUN -np 2 "$STRUX" train \
-                "$WORK/b.ini" "${SH[@]}" --set model.share=$share \
-                --set output.model="$WORK/np2$share.h5")" || exit 1
-            target=$(echo "1.2 * $m1 / 1024 + $d2" | bc -l)
-            printf '%-14s %10.1f %12.1f %12s %12.1f %8s\n' "np 2 $share" \
-                "$(echo "$p2/1024" | bc -l)" "$(echo "$d2/1024" | bc -l)" - \
-                "$(echo "$target/1024" | bc -l)" "$([ "$(echo "$p2 <= $target" | bc)" = 1 ] && echo ok || echo over)"
+            read -r t2 p2 s2 <<<"$(pss_run "$WORK/np2$share.h5" "$WORK/np2$share.jsonl" 2 \
+                $MPIRUN -np 2 "$STRUX" train "$WORK/b.ini" "${SH[@]}" --set model.share=$share \
+                --set output.model="$WORK/np2$share.h5" \
+                --set output.metrics="$WORK/np2$share.jsonl")" || exit 1
+            target=$(echo "1.2 * $m1 / 1024 + $s2" | bc -l)
+            printf '%-12s %10.1f %10.1f %10.1f %10s %10.1f %8s\n' "np 2 $share" "$(mb "$t2")" \
+                "$(mb "$p2")" "$(mb "$s2")" - "$(mb "$target")" \
+                "$([ "$(echo "$t2 <= $target" | bc)" = 1 ] && echo ok || echo over)"
         done
     done
 fi

@@ -9,7 +9,8 @@
  * positives from the start, a negative once its hinge is violated (dual sparsity). After each
  * epoch (w agreed) every example is scored against the rows it touches through the weights by
  * column (strux_model_cols, the bias left out), every other row scoring its bias weight alone:
- * a negative joins when 1 + w_k·x_i > 0, one at α = 0 with its hinge satisfied leaves. With
+ * a negative joins when 1 + w_k·x_i > 0 (at most ACTIVE_ADD_MAX at a time, the most violated
+ * first), one at α = 0 with its hinge satisfied leaves. With
  * c ≤ −1/x_bias a row that shares no feature with an example leaves it beyond its margin until
  * the row's bias climbs above −1/x_bias, so the rows grow only with the examples that touch
  * them (primal sparsity) and an epoch costs the active coordinates, not examples × labels. The
@@ -21,7 +22,33 @@
 #include "dual.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
+
+/* Violated negatives an example takes in at one screening, the most violated first (PPDSparse
+ * adds the top of its violators too): a row whose bias alone violates every negative after the
+ * first epochs (a head label's, pushed up by its positives) would otherwise join every example
+ * at once; the rest join at later screenings, if they still violate. */
+#define ACTIVE_ADD_MAX 64
+
+/* A violated negative: its label and 1 + w_k·x_i. */
+typedef struct candidate {
+    double v;
+    int32_t k;
+} candidate;
+
+static int by_violation(const void *a, const void *b)
+{
+    const candidate *x = a, *y = b;
+    if (x->v != y->v) return x->v > y->v ? -1 : 1;
+    return (x->k > y->k) - (x->k < y->k);
+}
+
+static int by_label(const void *a, const void *b)
+{
+    const candidate *x = a, *y = b;
+    return (x->k > y->k) - (x->k < y->k);
+}
 
 typedef struct act_set {
     int32_t n, cap;
@@ -47,6 +74,7 @@ typedef struct active_data {
     double *partial, *na;     /* their partial scores / the merged set's α */
     signed char *ns;          /* the merged set's signs */
     double *scores;           /* a visit's scores of its active rows */
+    candidate *cand;          /* n_rows: a screening's violated negatives */
 } active_data;
 
 /* Room for n coordinates in set a. */
@@ -88,6 +116,7 @@ static strux_status active_setup(strux_solver *s, dual_data *d)
     STRUX_TRY(strux_alloc_array(&m->partial, (size_t)L + 1, sizeof *m->partial));
     STRUX_TRY(strux_alloc_array(&m->na, (size_t)L + 1, sizeof *m->na));
     STRUX_TRY(strux_alloc_array(&m->scores, (size_t)L + 1, sizeof *m->scores));
+    STRUX_TRY(strux_alloc_array(&m->cand, (size_t)L + 1, sizeof *m->cand));
     d->n_active = 0;
     for (int64_t i = 0; i < ds->n_local; i++) { /* the positives start active, at α = 0 */
         int64_t r = row_of(ds, i), y0 = ds->y_ptr[r], n = ds->y_ptr[r + 1] - y0;
@@ -167,15 +196,15 @@ static inline int32_t next3(const int32_t *a, int32_t ia, int32_t na, const int3
 }
 
 /* Example i's active set against the agreed w: each label of the set, of the rows i touches
- * and of V, with its score (partial + bias); violated negatives join, satisfied ones at α = 0
- * leave, positives stay. */
+ * and of V, with its score (partial + bias); violated negatives join (the ACTIVE_ADD_MAX most
+ * violated), satisfied ones at α = 0 leave, positives stay. */
 static strux_status screen(const strux_dataset *ds, dual_data *d, active_data *m, int64_t i)
 {
     act_set *a = &m->a[i];
     int64_t r = row_of(ds, i);
     int32_t nt = strux_model_cols_scores(&m->cols, &ds->x, r, m->rows, m->partial);
     find_over(d, m, m->bx[i]);
-    int32_t ia = 0, it = 0, iv = 0, n = 0;
+    int32_t ia = 0, it = 0, iv = 0, n = 0, nc = 0;
     for (;;) {
         int32_t k = next3(a->k, ia, a->n, m->rows, it, nt, m->over, iv, m->n_over);
         if (k == INT32_MAX) break;
@@ -190,17 +219,29 @@ static strux_status screen(const strux_dataset *ds, dual_data *d, active_data *m
             }
             ia++;
         } else if (1 + score > 0) { /* a violated negative (positives are always held) */
-            m->nk[n] = k;
-            m->ns[n] = 1;
-            m->na[n++] = 0;
+            m->cand[nc++] = (candidate){1 + score, k};
         }
     }
-    STRUX_TRY(set_reserve(a, n));
-    memcpy(a->k, m->nk, (size_t)n * sizeof *a->k);
-    memcpy(a->sign, m->ns, (size_t)n * sizeof *a->sign);
-    memcpy(a->alpha, m->na, (size_t)n * sizeof *a->alpha);
-    d->n_active += n - a->n;
-    a->n = n;
+    if (nc > ACTIVE_ADD_MAX) {
+        qsort(m->cand, (size_t)nc, sizeof *m->cand, by_violation);
+        nc = ACTIVE_ADD_MAX;
+        qsort(m->cand, (size_t)nc, sizeof *m->cand, by_label);
+    }
+    STRUX_TRY(set_reserve(a, n + nc));
+    int32_t t = 0, c = 0, w = 0; /* the kept and the new, by label */
+    while (t < n || c < nc) {
+        if (c == nc || (t < n && m->nk[t] < m->cand[c].k)) {
+            a->k[w] = m->nk[t];
+            a->sign[w] = m->ns[t];
+            a->alpha[w++] = m->na[t++];
+        } else {
+            a->k[w] = m->cand[c++].k;
+            a->sign[w] = 1;
+            a->alpha[w++] = 0;
+        }
+    }
+    d->n_active += w - a->n;
+    a->n = w;
     return STRUX_OK;
 }
 
@@ -347,6 +388,7 @@ static void active_destroy(dual_data *d)
     strux_free(&m->partial);
     strux_free(&m->na);
     strux_free(&m->scores);
+    strux_free(&m->cand);
     strux_free(&d->mdata);
 }
 

@@ -74,6 +74,19 @@ static void assert_model_equals(const strux_model *m, const double *w, double rt
     }
 }
 
+/* Additions to m and to the reference w: several rows (zero coefficients untouched), one row. */
+static void add_some(strux_model *m, const strux_csr *x, double *w)
+{
+    const double c[K] = {0.5, 0, -1.25, 0, 0, 2, 0};
+    strux_model_add(m, x, 1, 0, K, 3.0, c);
+    for (int k = 0; k < K; k++)
+        for (int64_t p = x->ptr[1]; p < x->ptr[2]; p++)
+            if (x->col[p] < D) w[k * D + x->col[p]] += 3.0 * c[k] * (double)x->val[p];
+    strux_model_add_row(m, x, 0, 4, -0.5);
+    for (int64_t p = x->ptr[0]; p < x->ptr[1]; p++)
+        if (x->col[p] < D) w[4 * D + x->col[p]] += -0.5 * (double)x->val[p];
+}
+
 /* Normal weights; with zeros set, about 3 in 4 row weights are 0 (sparse rows stay sparse). */
 static int zeros;
 
@@ -120,14 +133,7 @@ static void test_kernels(void **state)
         }
 
         /* additions: several rows (zero coefficients untouched), one row */
-        const double c[K] = {0.5, 0, -1.25, 0, 0, 2, 0};
-        strux_model_add(m, &x, 1, 0, K, 3.0, c);
-        for (int k = 0; k < K; k++)
-            for (int64_t p = x.ptr[1]; p < x.ptr[2]; p++)
-                if (x.col[p] < D) w[k * D + x.col[p]] += 3.0 * c[k] * (double)x.val[p];
-        strux_model_add_row(m, &x, 0, 4, -0.5);
-        for (int64_t p = x.ptr[0]; p < x.ptr[1]; p++)
-            if (x.col[p] < D) w[4 * D + x.col[p]] += -0.5 * (double)x.val[p];
+        add_some(m, &x, w);
         assert_model_equals(m, w, rtol);
 
         /* row scales: O(1) changes, extreme ones folded, zero clears */
@@ -498,14 +504,7 @@ static void test_view(void **state)
             memcpy(w, wb, sizeof w);
             assert_model_equals(view, w, 1e-15);
 
-            const double c[K] = {0.5, 0, -1.25, 0, 0, 2, 0};
-            strux_model_add(view, &x, 1, 0, K, 3.0, c);
-            for (int k = 0; k < K; k++)
-                for (int64_t p = x.ptr[1]; p < x.ptr[2]; p++)
-                    if (x.col[p] < D) w[k * D + x.col[p]] += 3.0 * c[k] * (double)x.val[p];
-            strux_model_add_row(view, &x, 0, 4, -0.5);
-            for (int64_t p = x.ptr[0]; p < x.ptr[1]; p++)
-                if (x.col[p] < D) w[4 * D + x.col[p]] += -0.5 * (double)x.val[p];
+            add_some(view, &x, w);
             strux_model_extra(view)[1] += 2;
             w[K * D + 1] += 2;
             assert_model_equals(view, w, 1e-13);
