@@ -7,6 +7,7 @@
 #define STRUX_COMM_H
 
 #include "strux/core.h"
+#include "strux/linalg.h"
 
 typedef struct strux_comm strux_comm;
 
@@ -28,7 +29,7 @@ void strux_comm_set_stall_timeout(strux_comm *c, double seconds);
  * itself when it enters that phase (tests/faults/signals.sh). Not Collective. */
 void strux_comm_set_phase(strux_comm *c, const char *phase);
 int strux_comm_size(const strux_comm *c);
-/* The number of ranks on this rank's host (MPI_COMM_TYPE_SHARED). Collective. */
+/* The number of ranks on this rank's host (MPI_COMM_TYPE_SHARED). Not Collective. */
 strux_status strux_comm_host_size(strux_comm *c, int *out);
 
 /* Error agreement. Collective: every rank passes its local status; all ranks return the status of
@@ -46,6 +47,19 @@ strux_status strux_comm_allreduce_max(strux_comm *c, double *buf, int64_t n);
  * message. Collective. */
 strux_status strux_comm_allgather(strux_comm *c, const double *buf, int64_t n, double *out,
                                   int64_t cap, int64_t *n_out);
+/* The sum of every rank's sparse parts, added part by part in rank order and, within a rank,
+ * in the order given: ((p0 + p1) + p2) + ..., so that the sum is the same doubles however the
+ * parts are spread over the ranks (the data blocks of a CoCoA+ round: parts in block order).
+ * Every rank's parts reach every rank once (MPI_Allgatherv of their rows, columns and values:
+ * 12 bytes an entry and 8 a row), and each rank sums them; with host_leaders only the first
+ * rank of each host gets the sum (out empty elsewhere): the ranks of a host gather theirs on it
+ * and only the first ranks exchange across hosts (a host that shares one copy of the model).
+ * The payload each rank sends is counted in strux_comm_bytes. out and the two work lists belong
+ * to the caller and keep their room between calls. STRUX_ERR_MPI when the parts pass 16 GB.
+ * Collective. */
+strux_status strux_comm_sum_sparse(strux_comm *c, const strux_sparse_rows *parts, int32_t n_parts,
+                                   int host_leaders, strux_sparse_rows *out,
+                                   strux_sparse_rows work[2]);
 /* Broadcast bytes from root. Collective. */
 strux_status strux_comm_bcast(strux_comm *c, void *buf, size_t bytes, int root);
 /* Concatenate every rank's bytes on root in rank order. On root *out (allocated with strux_alloc,
@@ -64,5 +78,29 @@ strux_status strux_comm_barrier(strux_comm *c);
 int64_t strux_comm_bytes(const strux_comm *c);
 /* Seconds spent in collectives since init (per rank). */
 double strux_comm_seconds(const strux_comm *c);
+
+/* ---- shared-memory windows (window.c): one block of memory per host ---- */
+typedef struct strux_window strux_window;
+struct strux_model_share; /* strux/model.h */
+/* bytes shared by the ranks of each host (MPI_Win_allocate_shared on the host communicator):
+ * the host's first rank holds them, the others map them; pages are committed when first
+ * written. Collective (every rank of the job). */
+strux_status strux_window_create(strux_comm *c, size_t bytes, strux_window **out);
+/* Collective; accepts NULL. */
+void strux_window_destroy(strux_window **w);
+/* The block in this process and its size. Not Collective. */
+void *strux_window_base(const strux_window *w);
+size_t strux_window_size(const strux_window *w);
+/* This rank is its host's first: the one that writes the block. Not Collective. */
+int strux_window_writer(const strux_window *w);
+/* Every rank of the host waits here until the writer's stores before it are visible to all.
+ * Collective. */
+strux_status strux_window_fence(strux_window *w);
+/* At least bytes (the writer's value counts): a larger window with the old contents (the base
+ * moves), or nothing when it is large enough. Collective. */
+strux_status strux_window_reserve(strux_window *w, size_t bytes);
+/* The window as the block a shared model lives in (strux_model_create_shared); the window must
+ * outlive the model. */
+struct strux_model_share strux_window_model_share(strux_window *w);
 
 #endif

@@ -147,6 +147,14 @@ enum {
                                                with hinge_parts, a one_call surrogate): m3l */
     STRUX_CAP_SPARSE_DUALS = 1u << 13, /* solver: can keep the duals of binary hinges as sparse
                                           lists (solver.dual_blocks) */
+    STRUX_CAP_SHARED_MODEL = 1u << 14, /* solver: its syncs write one copy of the model per host
+                                          (model.share = host): the CoCoA+ engine's */
+    STRUX_CAP_ACTIVE_SETS = 1u << 15,  /* solver: 1-vs-All primal-dual active sets and a bias
+                                          centre (solver.active_sets, model.bias_centre): sdca */
+    STRUX_CAP_LABEL_PARTS = 1u << 16,  /* task: its hinge parts are its label ids, one each
+                                          (1-vs-All over the label set): multilabel */
+    STRUX_CAP_PRUNE = 1u << 17,        /* solver: its iterate can be pruned between epochs
+                                          (model.prune_every): the CoCoA+ engine's */
 };
 /* The names of the flags set in caps, comma-separated, into buf ("" for none). */
 void strux_caps_format(unsigned caps, char *buf, size_t n);

@@ -163,4 +163,14 @@ void strux_lp_stats_format(const strux_lp_stats *s, char *buf, size_t n);
 const double *strux_alpha_hook_alpha(const strux_alpha_hook *a);
 int64_t strux_alpha_hook_updates(const strux_alpha_hook *a);
 
+/* ---- DiSMEC's pruning between epochs (src/solvers/prune.c; model.prune_every) ----
+ * Every `every` epochs the solver's iterate loses its weights with |w| < threshold and the primal
+ * is evaluated again: columns pruned and primal_pruned. */
+typedef struct strux_prune_hook strux_prune_hook;
+/* Attach to d (before strux_driver_start); *out = NULL when every ≤ 0 or threshold ≤ 0.
+ * STRUX_ERR_CONFIG for a solver without flag prune. s is borrowed. */
+strux_status strux_prune_hook_attach(strux_driver *d, strux_solver *s, double threshold,
+                                     int64_t every, strux_prune_hook **out);
+void strux_prune_hook_destroy(strux_prune_hook **p);
+
 #endif

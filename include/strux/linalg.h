@@ -19,6 +19,38 @@ typedef struct strux_csr {
 strux_status strux_csr_alloc(strux_csr *a, int64_t n_rows, int32_t n_cols, int64_t nnz);
 void strux_csr_free(strux_csr *a);
 
+/* A sparse matrix of doubles by its touched rows (sparse_rows.c): the changes a sparse
+ * collective moves. Rows ascend, and so do the columns within a row. */
+typedef struct strux_sparse_rows {
+    int32_t n_rows; /* touched rows */
+    int64_t n;      /* entries */
+    int32_t *row;   /* n_rows row ids */
+    int64_t *ptr;   /* n_rows + 1 offsets into col/val */
+    int32_t *col;   /* n columns */
+    double *val;    /* n values */
+    int32_t cap_rows;
+    int64_t cap; /* room for rows / entries */
+} strux_sparse_rows;
+
+/* Empty it (room kept) / free it (zeroed, reusable). */
+void strux_sparse_rows_clear(strux_sparse_rows *a);
+void strux_sparse_rows_free(strux_sparse_rows *a);
+/* Room for n_rows rows and n entries in all. */
+strux_status strux_sparse_rows_reserve(strux_sparse_rows *a, int32_t n_rows, int64_t n);
+/* Append row (above every row held) with the n entries (idx ascending) times scale; n = 0
+ * appends nothing. */
+strux_status strux_sparse_rows_append(strux_sparse_rows *a, int32_t row, int32_t n,
+                                      const int32_t *idx, const double *val, double scale);
+/* out ← a + b entry by entry (a's value plus b's where both hold one; out is neither). */
+strux_status strux_sparse_rows_add(const strux_sparse_rows *a, const strux_sparse_rows *b,
+                                   strux_sparse_rows *out);
+
+/* x[row·ld + col] ← value for every entry of a (the rest of x untouched). */
+void strux_sparse_rows_scatter(const strux_sparse_rows *a, int64_t ld, double *x);
+/* out ← the non-zeros of x read as n_rows rows of ld values each, the last one n_last long. */
+strux_status strux_sparse_rows_gather(const double *x, int32_t n_rows, int64_t ld, int64_t n_last,
+                                      strux_sparse_rows *out);
+
 /* x_i · w over a dense double vector w of length ≥ n_cols. */
 double strux_spdot(const strux_csr *x, int64_t i, const double *w);
 /* w += a · x_i. */

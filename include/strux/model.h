@@ -42,6 +42,9 @@ typedef struct strux_model_options {
     char layout[STRUX_OPT_STR];    /* model.layout: auto | label_major | feature_major | sparse */
     char precision[STRUX_OPT_STR]; /* model.precision: double | float */
     double prune;                  /* model.prune: |w| below it dropped at export (0: none) */
+    int64_t prune_every;           /* model.prune_every: also between epochs, every this many */
+    char share[STRUX_OPT_STR];     /* model.share: auto | host | none */
+    double bias_centre;            /* model.bias_centre: the bias weights' regulariser centre */
 } strux_model_options;
 extern const strux_opt_spec strux_model_opt_specs[]; /* section [model] */
 
@@ -58,6 +61,51 @@ strux_status strux_model_create(int32_t n_rows, int32_t dim, int64_t n_extra,
 strux_status strux_model_create_like(const strux_model *m, strux_model **out);
 void strux_model_destroy(strux_model **m);
 
+/* ---- views w + Δ (store_view.c) ---- */
+/* A view of base (borrowed: it must outlive the view, and the view reads it, never writes it):
+ * a model of base's shape whose row k reads base_k + Δ_k, every kernel that writes going into
+ * the change Δ, a model of delta_kind of its own (sparse: about 12 bytes a changed weight). It
+ * starts with Δ = 0. Its kind_of is base's; it has no storage for collectives, and row_norm2 on
+ * it sums its row (O(row)). */
+strux_status strux_model_create_view(const strux_model *base, strux_model_kind delta_kind,
+                                     strux_model **out);
+/* Δ ← 0 (its room kept for the next change): the view reads s_k·base_k again (its own row
+ * scales, 1 unless the view was scaled, stay). */
+void strux_model_view_reset(strux_model *view);
+/* The change Δ since the last reset (owned by the view; its free parameters are the view's
+ * minus the base's at the reset). Valid until the view is written again. */
+strux_model *strux_model_view_delta(strux_model *view);
+int strux_model_is_view(const strux_model *m);
+
+/* ---- one copy per host (store_shared.c; model.share = host) ---- */
+/* A block of memory the ranks of a host share, as the caller (src/dist: a window) provides it:
+ * every call but base/writer is Collective over the ranks of the job. */
+typedef struct strux_model_share {
+    void *ctx;
+    int writer;                 /* this rank writes the block (one per host) */
+    void *(*base)(void *ctx);   /* the block's address in this process */
+    size_t (*size)(void *ctx);  /* its bytes */
+    /* at least bytes (the writer's value counts), the contents kept; the base may move */
+    strux_status (*reserve)(void *ctx, size_t bytes);
+    /* the writer's stores before it visible to every rank of the host */
+    strux_status (*fence)(void *ctx);
+} strux_model_share;
+/* A zero model of this shape and kind whose stored values the ranks of a host share: a view
+ * (see above) of a packed model in the block (dense values, or sparse rows as one CSR with room
+ * for room_nnz entries at first, grown as needed), its change Δ private and sparse. Every kernel
+ * reads base + Δ and writes Δ, as any view; strux_model_shared_add_sparse writes the block.
+ * Collective. */
+strux_status strux_model_create_shared(int32_t n_rows, int32_t dim, int64_t n_extra,
+                                       strux_model_kind kind, const strux_model_share *share,
+                                       int64_t room_nnz, strux_model **out);
+int strux_model_is_shared(const strux_model *m);
+/* This rank writes the host's block of shared model m. */
+int strux_model_shared_writer(const strux_model *m);
+/* w ← w + d for a shared model w, written once into the host's block: the writer merges its d
+ * (and its Δ, normally empty) into the block, as strux_model_add_sparse would add them, every
+ * rank's Δ is reset and its rows follow the block. d is read on the writer only. Collective. */
+strux_status strux_model_shared_add_sparse(strux_model *w, const strux_sparse_rows *d);
+
 int32_t strux_model_n_rows(const strux_model *m);
 int32_t strux_model_dim(const strux_model *m);
 int64_t strux_model_n_extra(const strux_model *m);
@@ -67,6 +115,15 @@ size_t strux_model_bytes(const strux_model *m); /* storage of weights, scales an
 /* A column left out of the regulariser in every row (model.bias = free: the bias column), or −1. */
 int32_t strux_model_free_col(const strux_model *m);
 void strux_model_set_free_col(strux_model *m, int32_t col);
+/* The regulariser's centre: (λ/2)||w − w0||² with w0 = value at column col of every row and 0
+ * elsewhere (model.bias_centre on the bias column; value 0: the plain ||w||²). norm2 follows it. */
+void strux_model_set_centre(strux_model *m, int32_t col, double value);
+/* The centre's value (0 when none) and its column (−1 when none). */
+double strux_model_centre_of(const strux_model *m, int32_t *col);
+/* w ← w0 (zero with the centre; the dual solvers' start). */
+void strux_model_centre(strux_model *m);
+/* w ← w0 + a·(w − w0) (a new λ under the dual's fixed α; strux_model_scale without a centre). */
+void strux_model_scale_about_centre(strux_model *m, double a);
 
 /* ---- kernels on sparse rows x_r of a CSR (columns beyond dim are ignored) ---- */
 /* out[j] = w_{k0+j}·x_r for j < n. */
@@ -89,8 +146,8 @@ double *strux_model_extra(const strux_model *m);
 /* ---- whole rows and models ---- */
 /* ||w_k||², O(1) (kept up to date by every kernel). */
 double strux_model_row_norm2(const strux_model *m, int32_t k);
-/* The regulariser's ||w||²: every weight but the free column's, free parameters included;
- * summed exactly from the stored values. */
+/* The regulariser's ||w − w0||²: every weight but the free column's, free parameters included,
+ * w0 the centre (0 unless set); summed from the stored values. */
 double strux_model_norm2(const strux_model *m);
 /* w_k ← a·w_k, O(1). */
 void strux_model_scale_row(strux_model *m, int32_t k, double a);
@@ -116,6 +173,11 @@ void strux_model_set_row_sparse(strux_model *m, int32_t k, int32_t n, const int3
 int32_t strux_model_row_nonzeros(const strux_model *m, int32_t k, int32_t *idx, double *val);
 /* The stored non-zeros of row k (O(dim) dense, O(its entries) sparse). */
 int32_t strux_model_row_nnz(const strux_model *m, int32_t k);
+/* out ← a·w as sparse rows: each row's non-zeros, the non-zero free parameters as row n_rows. */
+strux_status strux_model_nonzero_rows(const strux_model *m, double a, strux_sparse_rows *out);
+/* w_k += d_k for every row of d (row n_rows: the free parameters), as strux_model_axpy adds:
+ * v_k += (1/s_k)·d_k; only the touched rows' norms are recomputed. */
+void strux_model_add_sparse(strux_model *m, const strux_sparse_rows *d);
 /* Drop every row weight with |w| < threshold (DiSMEC's pruning; the free parameters stay), the
  * sparse layout giving back their room; returns how many were dropped. */
 int64_t strux_model_prune(strux_model *m, double threshold);
@@ -128,6 +190,25 @@ double strux_model_get(const strux_model *m, int32_t k, int32_t j);
 /* The first weight that is NaN or ±Inf as its flat label-major index (free parameters after the
  * rows), or −1. */
 int64_t strux_model_find_non_finite(const strux_model *m);
+
+/* ---- the weights by column (model_cols.c): scores of an example against the rows it touches ---- */
+typedef struct strux_model_cols {
+    int32_t dim, n_rows;
+    int64_t n, cap;  /* entries, room */
+    int64_t *ptr;    /* dim + 1 offsets: column j's entries */
+    int32_t *row;    /* their rows, ascending within a column */
+    double *val;     /* their weights (row scales applied) */
+    double *acc;     /* n_rows partial scores, 0 between calls */
+    unsigned char *seen; /* n_rows marks, 0 between calls */
+} strux_model_cols;
+/* c ← m's non-zero weights by column, column skip_col left out (−1: none); room kept. */
+strux_status strux_model_cols_build(const strux_model *m, int32_t skip_col, strux_model_cols *c);
+/* The rows with a weight at one of x_r's non-zeros (skip_col's excepted) into rows, ascending,
+ * and their partial scores Σ_j w_kj·x_rj (x's non-zeros in column order) into out;
+ * returns their count (≤ n_rows). Not Collective. */
+int32_t strux_model_cols_scores(strux_model_cols *c, const strux_csr *x, int64_t r,
+                                int32_t *rows, double *out);
+void strux_model_cols_free(strux_model_cols *c);
 
 /* ---- storage for collectives and files (scales folded to 1 first) ---- */
 typedef struct strux_model_buffer {

@@ -45,6 +45,7 @@ typedef struct strux_solver_options {
     int exclude_truth;          /* solver.exclude_truth: rta best step never towards y_i */
     int shrinking;              /* solver.shrinking: sdca leaves settled hinge coordinates out */
     char dual_blocks[STRUX_OPT_STR]; /* solver.dual_blocks: sdca's hinge duals, auto|dense|sparse */
+    int active_sets;            /* solver.active_sets: sdca's 1-vs-All primal-dual active sets */
     strux_m3l_options m3l;      /* section [m3l] (solver.type = m3l) */
 } strux_solver_options;
 extern const strux_opt_spec strux_solver_opt_specs[]; /* section [solver] */
@@ -132,6 +133,11 @@ strux_status strux_solver_set_lambda(strux_solver *s, double lambda);
  * STRUX_ERR_UNSUPPORTED for solvers whose state the change cannot follow (cutting_plane's working
  * sets, rta's candidate lists). Not Collective. */
 strux_status strux_solver_rescale_rows(strux_solver *s, const double *g);
+/* DiSMEC's pruning between epochs: the iterate's weights with |w| < threshold dropped (its
+ * working copies follow; a dual solver's iterate is then no longer exactly w(α), so the next
+ * duality gaps compare the pruned iterate with Σ b_i − (λ/2)||w||² of it). *dropped counts them.
+ * STRUX_ERR_UNSUPPORTED for a solver without flag prune. Not Collective (replicated). */
+strux_status strux_solver_prune(strux_solver *s, double threshold, int64_t *dropped);
 /* Does the solver support strux_solver_rescale_rows? */
 int strux_solver_can_rescale_rows(const strux_solver *s);
 /* Epochs completed. */

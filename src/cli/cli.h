@@ -130,10 +130,14 @@ void strux_progress_record(strux_progress *p, const strux_driver *d, const strux
  * the solver keeps), dual state and caches, estimated before they are allocated. */
 typedef struct strux_memory_estimate {
     double data, model, copies, dual, caches; /* bytes; model is one copy */
+    int on_host;                              /* ranks sharing the host's one copy (1: none) */
     int model_known;                          /* 0: the model's shape awaits the data */
     int sparse;                               /* model.layout = sparse: model is its floor */
     int dual_sparse; /* sdca's sparse dual lists (solver.dual_blocks): dual is their floor */
 } strux_memory_estimate;
+/* model.share resolved: 1 when the model is held once per host (host, or auto with a solver
+ * with flag shared_model and more than one rank on this host). Not Collective. */
+int strux_cli_share_host(strux_comm *comm, const strux_run_options *o);
 /* Before any data is read: from data.train's attributes or size, data.dim / data.n_labels. */
 strux_status strux_cli_memory_before_data(strux_comm *comm, const strux_run_options *o,
                                           strux_memory_estimate *e);

@@ -1,7 +1,9 @@
 /* cli/memory.c - memory accounting of `strux train` (issue 13): per rank the bytes of the
- * training data, the model (one copy, and the copies the solver keeps: sgd its iterate and
- * mini-batch gradient; the dual solvers the CoCoA+ local view, BCFW's average and the block
- * accumulator), the dual coefficients and the caches (per-example norms, search buffers),
+ * training data, the model (one copy, its share of it when the ranks of a host hold it once
+ * (model.share), and the copies the solver keeps: sgd its iterate and mini-batch gradient; the
+ * dual solvers the CoCoA+ local view, BCFW's average and the block accumulator; a sparse
+ * model's view is its round's change, counted at its floor), the dual coefficients (sdca's
+ * active sets: their floor, the positives) and the caches (per-example norms, search buffers),
  * estimated before they are allocated, logged by every rank and checked against run.max_memory
  * and the rank's share of the host's MemAvailable (/proc/meminfo). Before the data is read the
  * estimate comes from data.train's HDF5 attributes (exact) or its size on disk (a guess); after
@@ -51,7 +53,19 @@ static double value_size(const strux_run_options *o)
     return strcmp(o->model.precision, "float") == 0 ? 4.0 : 8.0;
 }
 
-/* Model copies besides the model itself, for this solver, rank count and block count. */
+int strux_cli_share_host(strux_comm *comm, const strux_run_options *o)
+{
+    unsigned caps = 0;
+    int on_host = 1;
+    if (strcmp(o->model.share, "host") == 0) return 1;
+    if (strcmp(o->model.share, "auto") != 0) return 0;
+    if (strux_solver_type_caps(o->solver.type, &caps) != STRUX_OK) strux_error_clear();
+    (void)strux_comm_host_size(comm, &on_host);
+    return (caps & STRUX_CAP_SHARED_MODEL) && on_host > 1;
+}
+
+/* Model copies besides the model itself, for this solver, rank count and block count (the
+ * sparse layout's local view holds only its change: counted at the floor, none here). */
 static double extra_copies(const strux_run_options *o, int n_ranks)
 {
     const strux_solver_options *so = &o->solver;
@@ -59,9 +73,19 @@ static double extra_copies(const strux_run_options *o, int n_ranks)
     if (!is_dual(so->type)) return 0;
     double blocks = so->blocks > 0 ? (double)so->blocks : n_ranks;
     double c = so->weighted_average ? 1 : 0;
+    if (strcmp(o->model.layout, "sparse") == 0) return c;
     if (blocks > 1) c += 1;                       /* the local view wl */
     if (blocks / n_ranks > 1) c += 1;             /* the accumulator of several local blocks */
     return c;
+}
+
+/* This rank's part of the one copy: 1/(ranks on the host) when they share it. */
+static int sharing(strux_comm *comm, const strux_run_options *o)
+{
+    int on_host = 1;
+    if (!strux_cli_share_host(comm, o)) return 1;
+    (void)strux_comm_host_size(comm, &on_host);
+    return on_host > 0 ? on_host : 1;
 }
 
 /* Model bytes of one copy: dense n_rows·dim values + per row scale, norm, index; a sparse model
@@ -99,8 +123,11 @@ strux_status strux_cli_memory_before_data(strux_comm *comm, const strux_run_opti
         dim += strcmp(o->model.bias, "none") != 0 && o->data.bias > 0;
         e->model = model_bytes(o, rows, dim, 0, &dense);
         e->copies = extra_copies(o, np);
+        e->on_host = sharing(comm, o);
         e->model_known = 1;
-        if (is_dual(o->solver.type)) {
+        if (o->solver.active_sets) { /* its floor: the positives, 13 bytes each, 64 a row */
+            e->dual = ((double)pk.label_nnz * 13) / np + n_local * 72;
+        } else if (is_dual(o->solver.type)) {
             e->dual = n_local * (rows + 1) * 8;
             e->dual_sparse = sparse_duals(o, o->solver.dual_blocks, rows);
             if (e->dual_sparse) e->dual = sparse_duals_floor(n_local, rows);
@@ -121,9 +148,13 @@ void strux_cli_memory_with_data(strux_comm *comm, const strux_run_options *o,
     double dense;
     e->model = model_bytes(o, n_rows, train->dim, (double)n_extra, &dense);
     e->copies = extra_copies(o, np);
+    e->on_host = sharing(comm, o);
     e->model_known = 1;
     e->sparse = strcmp(o->model.layout, "sparse") == 0;
-    if (is_dual(o->solver.type)) {
+    if (o->solver.active_sets) {
+        e->dual = (double)train->y_ptr[x->n_rows] * 13 + (double)train->n_local * 72 +
+                  (double)n_rows * 40; /* the positives; per row: bias, scratch */
+    } else if (is_dual(o->solver.type)) {
         double p = 0, p_max = 0;
         for (int64_t i = 0; i < train->n_local; i++) {
             double p_i = (double)strux_task_block_shape(task, train, i).p;
@@ -176,13 +207,14 @@ strux_status strux_cli_memory_check(strux_comm *comm, const strux_run_options *o
 {
     int on_host = 1;
     STRUX_TRY(strux_comm_host_size(comm, &on_host));
-    double models = e->model * (1 + e->copies);
+    double models = e->model * (1.0 / (e->on_host > 0 ? e->on_host : 1) + e->copies);
     double total = e->data + models + e->dual + e->caches;
     char model_text[160];
     if (e->model_known)
-        snprintf(model_text, sizeof model_text, "model %.1f MB%s x %.0f cop%s", e->model / MB,
+        snprintf(model_text, sizeof model_text, "model %.1f MB%s x %.0f cop%s%s", e->model / MB,
                  e->sparse ? " (sparse: its floor; it grows with the features seen)" : "",
-                 1 + e->copies, e->copies == 0 ? "y" : "ies");
+                 1 + e->copies, e->copies == 0 ? "y" : "ies",
+                 e->on_host > 1 ? ", the first held once per host" : "");
     else
         snprintf(model_text, sizeof model_text, "model not known until the data is read");
     strux_log_all(STRUX_LOG_INFO,

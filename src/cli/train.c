@@ -18,6 +18,10 @@
 #include <time.h>
 #include <unistd.h>
 
+/* Entries a sparse model's block on a host has room for at first (it grows by half when full;
+ * pages are committed only as they fill): 16M entries, 192 MB of address space in double. */
+#define SHARED_ROOM ((int64_t)1 << 24)
+
 typedef struct train_run {
     strux_comm *comm;
     strux_config *config;
@@ -25,11 +29,13 @@ typedef struct train_run {
     strux_dataset *train, *test;
     strux_task *task;
     strux_model *model;
+    strux_window *window; /* the host's one copy of the model (model.share = host), or NULL */
     strux_search *search;
     strux_solver *solver;
     strux_driver *driver;
     strux_alpha_hook *alpha;  /* the SSVM α update (task.model = ssvm), or NULL */
     strux_lp_hook *lp;        /* LP counter columns (multi-label DAG hierarchies), or NULL */
+    strux_prune_hook *prune;  /* pruning between epochs (model.prune_every), or NULL */
     strux_metrics *metrics; /* rank 0's JSON-lines log, or NULL */
     strux_model_info info;
     double *col_scale;                   /* data.scale factors per feature column, or NULL */
@@ -117,6 +123,13 @@ static strux_status parse_args(train_run *r, int argc, char **argv)
         strux_solver_check_options(&r->opt.solver, &r->opt.surrogate, &r->opt.task, &r->opt.model));
     STRUX_CHECK(strcmp(r->opt.model.bias, "free") != 0 || r->opt.data.bias > 0, STRUX_ERR_CONFIG,
                 "model.bias = free needs the bias feature: data.bias is 0");
+    STRUX_CHECK(r->opt.model.bias_centre == 0 || r->opt.data.bias > 0, STRUX_ERR_CONFIG,
+                "model.bias_centre = %g needs the bias feature: data.bias is 0",
+                r->opt.model.bias_centre);
+    STRUX_CHECK(r->opt.model.bias_centre == 0 || !r->rates, STRUX_ERR_CONFIG,
+                "model.bias_centre = %g is not supported with [constraints] (their weighted SVMs "
+                "regularise the plain ||w||²)",
+                r->opt.model.bias_centre);
     STRUX_CHECK(r->opt.solver.blocks == 0 || r->opt.solver.blocks >= strux_comm_size(r->comm),
                 STRUX_ERR_CONFIG,
                 "solver.blocks = %lld data blocks cannot be shared by %d ranks: each rank needs "
@@ -344,9 +357,27 @@ static strux_status set_up(train_run *r)
     strux_cli_memory_with_data(r->comm, &r->opt, r->train, r->task, n_rows, n_extra, &est);
     STRUX_TRY(strux_cli_memory_check(r->comm, &r->opt, &est, "with the data read"));
     strux_model_kind kind = strux_model_choose_kind(&r->opt.model, n_rows);
-    if (st == STRUX_OK) st = strux_model_create(n_rows, r->train->dim, n_extra, kind, &r->model);
+    if (strux_cli_share_host(r->comm, &r->opt)) { /* one copy per host: Collective */
+        STRUX_TRY(strux_window_create(r->comm, 0, &r->window));
+        strux_model_share share = strux_window_model_share(r->window);
+        int64_t dense = (int64_t)n_rows * r->train->dim;
+        STRUX_TRY(strux_comm_agree(
+            r->comm, strux_model_create_shared(n_rows, r->train->dim, n_extra, kind, &share,
+                                               dense < SHARED_ROOM ? dense : SHARED_ROOM,
+                                               &r->model)));
+        int on_host = 1;
+        (void)strux_comm_host_size(r->comm, &on_host);
+        strux_log_all(STRUX_LOG_INFO,
+                  "model.share = host: the model is held once per host in a shared window "
+                  "(%d ranks on this host)",
+                  on_host);
+    } else if (st == STRUX_OK) {
+        st = strux_model_create(n_rows, r->train->dim, n_extra, kind, &r->model);
+    }
     if (st == STRUX_OK && strcmp(r->opt.model.bias, "free") == 0)
         strux_model_set_free_col(r->model, r->train->bias_col);
+    if (st == STRUX_OK && r->model)
+        strux_model_set_centre(r->model, r->train->bias_col, r->opt.model.bias_centre);
     STRUX_TRY(strux_comm_agree(r->comm, st));
     r->inner = r->train;
     if (r->rates) /* the weighted SVMs of the rate constraints run on their own rows */
@@ -382,6 +413,9 @@ static strux_status set_up(train_run *r)
                                strux_alpha_hook_attach(r->driver, r->comm, r->task, r->solver,
                                                        r->model, &r->opt.task, so->tol, &r->alpha)));
     STRUX_TRY(strux_comm_agree(r->comm, strux_lp_hook_attach(r->driver, r->comm, r->task, &r->lp)));
+    STRUX_TRY(strux_comm_agree(r->comm,
+                               strux_prune_hook_attach(r->driver, r->solver, r->opt.model.prune,
+                                                       r->opt.model.prune_every, &r->prune)));
     STRUX_TRY(strux_comm_agree(r->comm, strux_progress_create(r->comm, &r->opt, &r->progress)));
     strux_driver_set_progress(r->driver, strux_progress_step, r->progress);
     strux_driver_set_record_fn(r->driver, log_record, r);
@@ -491,12 +525,14 @@ int strux_cmd_train(strux_comm *comm, int argc, char **argv)
     strux_driver_destroy(&r.driver);
     strux_alpha_hook_destroy(&r.alpha);
     strux_lp_hook_destroy(&r.lp);
+    strux_prune_hook_destroy(&r.prune);
     strux_progress_destroy(&r.progress);
     strux_metrics_close(&r.metrics);
     strux_model_info_free(&r.info);
     strux_solver_destroy(&r.solver);
     strux_search_destroy(&r.search);
     strux_model_destroy(&r.model);
+    strux_window_destroy(&r.window);
     strux_task_destroy(&r.task);
     strux_rates_destroy(&r.rates);
     strux_dataset_destroy(&r.train);

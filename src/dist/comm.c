@@ -12,6 +12,8 @@
  * because a blocked collective cannot return. */
 #include "strux/comm.h"
 
+#include "dist_impl.h"
+
 #include <limits.h>
 #include <mpi.h>
 #include <pthread.h>
@@ -266,18 +268,8 @@ void strux_comm_set_phase(strux_comm *c, const char *phase)
     atomic_store(&watch.phase_at, next);
 }
 
-struct strux_comm {
-    MPI_Comm comm; /* duplicate of MPI_COMM_WORLD with MPI_ERRORS_RETURN */
-    int rank, size;
-    int we_initialised; /* MPI_Init was called here, so finalize calls MPI_Finalize */
-    double seconds;     /* time inside collectives */
-    int64_t bytes;      /* bytes this rank contributed to collectives (0 at one rank) */
-    int64_t *gather_n;  /* size: per-rank counts of strux_comm_allgather (allocated at first use) */
-    int *gather_counts, *gather_displs; /* size: the same as MPI ints */
-};
-
-static strux_status mpi_error(int rc, const char *what, const char *file, int line,
-                              const char *func)
+strux_status strux_dist_mpi_error(int rc, const char *what, const char *file, int line,
+                                  const char *func)
 {
     char text[MPI_MAX_ERROR_STRING];
     int len = 0;
@@ -285,29 +277,17 @@ static strux_status mpi_error(int rc, const char *what, const char *file, int li
     return strux_error_set(STRUX_ERR_MPI, file, line, func, "%s failed: %s", what, text);
 }
 
-/* Around every MPI call: the watchdog measures from enter to leave; collectives are counted. */
-static void watch_enter_call(const char *what, int collective)
+void strux_dist_watch_enter(const char *what, int collective)
 {
     if (collective) atomic_fetch_add(&watch.seq, 1);
     atomic_store(&watch.what, what);
     atomic_store(&watch.since, strux_time_now());
 }
-#define watch_enter(what) watch_enter_call(what, 1)
 
-static void watch_leave(void)
+void strux_dist_watch_leave(void)
 {
     atomic_store(&watch.since, 0.0);
 }
-
-#define MPI_TRY_CALL(call, collective)                                                             \
-    do {                                                                                           \
-        watch_enter_call(#call, collective);                                                       \
-        int rc_ = (call);                                                                          \
-        watch_leave();                                                                             \
-        if (rc_ != MPI_SUCCESS) return mpi_error(rc_, #call, __FILE__, __LINE__, __func__);        \
-    } while (0)
-#define MPI_TRY(call) MPI_TRY_CALL(call, 1)
-#define MPI_TRY_P2P(call) MPI_TRY_CALL(call, 0) /* not a collective: not counted */
 
 /* Element count per MPI call: MPI counts are int. */
 #define CHUNK ((int64_t)1 << 28)
@@ -332,6 +312,13 @@ strux_status strux_comm_init(int *argc, char ***argv, strux_comm **out)
     strux_comm_set_phase(c, "start-up");
     MPI_TRY(MPI_Comm_size(c->comm, &c->size));
     watch.size = c->size;
+    /* the ranks of this host, and the first rank of every host (shared windows, their sums) */
+    MPI_TRY(MPI_Comm_split_type(c->comm, MPI_COMM_TYPE_SHARED, c->rank, MPI_INFO_NULL, &c->host));
+    MPI_TRY(MPI_Comm_set_errhandler(c->host, MPI_ERRORS_RETURN));
+    MPI_TRY(MPI_Comm_rank(c->host, &c->host_rank));
+    MPI_TRY(MPI_Comm_size(c->host, &c->host_size));
+    MPI_TRY(MPI_Comm_split(c->comm, c->host_rank == 0 ? 0 : MPI_UNDEFINED, c->rank, &c->leaders));
+    if (c->leaders != MPI_COMM_NULL) MPI_TRY(MPI_Comm_set_errhandler(c->leaders, MPI_ERRORS_RETURN));
     MPI_TRY(MPI_Comm_dup(c->comm, &watch.comm)); /* on every rank: a collective call */
     watch.replies = calloc((size_t)c->size, sizeof *watch.replies);
     watch.sent = calloc((size_t)c->size, sizeof *watch.sent);
@@ -355,6 +342,8 @@ void strux_comm_finalize(strux_comm **c)
         if (watch.sent[r] != MPI_REQUEST_NULL) MPI_Wait(&watch.sent[r], MPI_STATUS_IGNORE);
     if (watch.comm != MPI_COMM_NULL) MPI_Comm_free(&watch.comm);
     pthread_mutex_unlock(&watch.lock);
+    if ((*c)->leaders != MPI_COMM_NULL) MPI_Comm_free(&(*c)->leaders);
+    MPI_Comm_free(&(*c)->host);
     MPI_Comm_free(&(*c)->comm);
     strux_free(&(*c)->gather_n);
     strux_free(&(*c)->gather_counts);
@@ -476,7 +465,7 @@ strux_status strux_comm_gather_bytes(strux_comm *c, const void *buf, size_t byte
     int rc = MPI_Gather(&mine, 1, MPI_INT, counts, 1, MPI_INT, root, c->comm);
     watch_leave();
     strux_status st = STRUX_OK;
-    if (rc != MPI_SUCCESS) st = mpi_error(rc, "MPI_Gather", __FILE__, __LINE__, __func__);
+    if (rc != MPI_SUCCESS) st = strux_dist_mpi_error(rc, "MPI_Gather", __FILE__, __LINE__, __func__);
     size_t total = 0;
     if (st == STRUX_OK && c->rank == root) {
         for (int r = 0; r < c->size; r++) {
@@ -500,7 +489,7 @@ strux_status strux_comm_gather_bytes(strux_comm *c, const void *buf, size_t byte
                      displs, MPI_BYTE, root, c->comm);
     watch_leave();
     if (st == STRUX_OK && rc != MPI_SUCCESS)
-        st = mpi_error(rc, "MPI_Gatherv", __FILE__, __LINE__, __func__);
+        st = strux_dist_mpi_error(rc, "MPI_Gatherv", __FILE__, __LINE__, __func__);
     strux_free(&counts);
     strux_free(&displs);
     if (st != STRUX_OK) strux_free(out);
@@ -535,6 +524,225 @@ strux_status strux_comm_allgather(strux_comm *c, const double *buf, int64_t n, d
     c->seconds += strux_time_now() - t0;
     if (c->size > 1) c->bytes += n * (int64_t)sizeof *buf;
     return STRUX_OK;
+}
+
+/* ---- sparse sums (strux_comm_sum_sparse) ---- */
+
+/* The wire form of one part: n_rows (int64), n (int64), then per row its id and entry count
+ * (int32 each), the n columns (int32) and the n values (double). A rank's parts follow a header
+ * of its rank, its part count and its length in 8-byte words (int64 each), padded to whole
+ * words (the unit of the gathers). */
+static size_t part_bytes(const strux_sparse_rows *p)
+{
+    return 16 + (size_t)p->n_rows * 8 + (size_t)p->n * 12;
+}
+
+static char *put_bytes(char *at, const void *src, size_t n)
+{
+    memcpy(at, src, n);
+    return at + n;
+}
+
+static char *encode_part(char *at, const strux_sparse_rows *p)
+{
+    int64_t head[2] = {p->n_rows, p->n};
+    at = put_bytes(at, head, sizeof head);
+    for (int32_t r = 0; r < p->n_rows; r++) {
+        int32_t rc[2] = {p->row[r], (int32_t)(p->ptr[r + 1] - p->ptr[r])};
+        at = put_bytes(at, rc, sizeof rc);
+    }
+    at = put_bytes(at, p->col, (size_t)p->n * sizeof *p->col);
+    return put_bytes(at, p->val, (size_t)p->n * sizeof *p->val);
+}
+
+/* One part from the wire into p (its room grown); the position after it, or NULL when the
+ * bytes end early or do not parse (*st says why when it is not the bytes). */
+static const char *decode_part(const char *at, const char *end, strux_sparse_rows *p,
+                               strux_status *st)
+{
+    int64_t head[2];
+    *st = STRUX_OK;
+    if (end - at < 16) return NULL;
+    memcpy(head, at, sizeof head);
+    at += 16;
+    if (head[0] < 0 || head[1] < 0 || head[0] > INT32_MAX || (end - at) / 12 < head[1] ||
+        (end - at - head[1] * 12) / 8 < head[0])
+        return NULL;
+    strux_sparse_rows_clear(p);
+    *st = strux_sparse_rows_reserve(p, (int32_t)head[0], head[1]);
+    if (*st != STRUX_OK) return NULL;
+    int64_t n = 0;
+    for (int32_t r = 0; r < (int32_t)head[0]; r++) {
+        int32_t rc[2];
+        memcpy(rc, at, sizeof rc);
+        at += sizeof rc;
+        p->row[r] = rc[0];
+        p->ptr[r] = n;
+        n += rc[1];
+    }
+    if (n != head[1]) return NULL;
+    p->ptr[head[0]] = n;
+    p->n_rows = (int32_t)head[0];
+    p->n = n;
+    memcpy(p->col, at, (size_t)n * sizeof *p->col);
+    at += (size_t)n * sizeof *p->col;
+    memcpy(p->val, at, (size_t)n * sizeof *p->val);
+    return at + (size_t)n * sizeof *p->val;
+}
+
+#define WORD 8 /* bytes per unit of the sparse gathers (MPI_UINT64_T) */
+
+/* Concatenate every member's words of comm in member order (Gatherv to member 0 when gather, else
+ * Allgatherv): *all (allocated here) holds *n_all words where they arrive (member 0 only when
+ * gather). Collective over the job: each step's failure is agreed on c. */
+static strux_status gather_words(strux_comm *c, MPI_Comm comm, int gather, const char *mine,
+                                 int64_t words, char **all, int64_t *n_all)
+{
+    *all = NULL;
+    *n_all = 0;
+    int size = 0, me = 0, *counts = NULL, *displs = NULL;
+    if (comm != MPI_COMM_NULL) {
+        MPI_Comm_size(comm, &size);
+        MPI_Comm_rank(comm, &me);
+    }
+    strux_status st = strux_alloc_array(&counts, (size_t)size + 1, sizeof *counts);
+    if (st == STRUX_OK) st = strux_alloc_array(&displs, (size_t)size + 1, sizeof *displs);
+    STRUX_TRY_GOTO(st, strux_comm_agree(c, st), done);
+    int mine_words = (int)words, rc = MPI_SUCCESS;
+    if (comm != MPI_COMM_NULL) {
+        watch_enter("MPI_Allgather (sparse sum sizes)");
+        rc = MPI_Allgather(&mine_words, 1, MPI_INT, counts, 1, MPI_INT, comm);
+        watch_leave();
+    }
+    if (rc != MPI_SUCCESS) st = strux_dist_mpi_error(rc, "MPI_Allgather", __FILE__, __LINE__, __func__);
+    int64_t total = 0;
+    for (int r = 0; r < size; r++) {
+        displs[r] = (int)total;
+        total += counts[r];
+    }
+    if (st == STRUX_OK && total > INT_MAX)
+        st = strux_error_set(STRUX_ERR_MPI, __FILE__, __LINE__, __func__,
+                             "a sparse sum of %lld bytes exceeds one MPI message",
+                             (long long)total * WORD);
+    int receives = comm != MPI_COMM_NULL && (!gather || me == 0);
+    if (st == STRUX_OK && receives) st = strux_alloc(all, (size_t)total * WORD);
+    STRUX_TRY_GOTO(st, strux_comm_agree(c, st), done);
+    if (comm != MPI_COMM_NULL) {
+        watch_enter(gather ? "MPI_Gatherv (sparse sum)" : "MPI_Allgatherv (sparse sum)");
+        rc = gather ? MPI_Gatherv(mine, mine_words, MPI_UINT64_T, *all, counts, displs,
+                                  MPI_UINT64_T, 0, comm)
+                    : MPI_Allgatherv(mine, mine_words, MPI_UINT64_T, *all, counts, displs,
+                                     MPI_UINT64_T, comm);
+        watch_leave();
+        if (rc != MPI_SUCCESS)
+            st = strux_dist_mpi_error(rc, "MPI_Gatherv", __FILE__, __LINE__, __func__);
+    }
+    if (st == STRUX_OK && receives) *n_all = total;
+done:
+    strux_free(&counts);
+    strux_free(&displs);
+    if (st != STRUX_OK) strux_free(all);
+    return st;
+}
+
+/* The parts of every rank in all (n words of rank buffers in any order), added in rank order and
+ * within a rank in its order, into out. */
+static strux_status sum_parts(const strux_comm *c, const char *all, int64_t n,
+                              strux_sparse_rows *out, strux_sparse_rows work[2])
+{
+    const char **at = NULL, *end = all + n * WORD;
+    STRUX_TRY(strux_alloc_array(&at, (size_t)c->size, sizeof *at));
+    strux_status st = STRUX_OK;
+    for (const char *p = all; p < end;) { /* each rank's buffer by its header */
+        int64_t head[3];
+        memcpy(head, p, sizeof head);
+        if (head[0] < 0 || head[0] >= c->size || head[2] < 3 || head[2] > (end - p) / WORD) {
+            st = strux_error_set(STRUX_ERR_INTERNAL, __FILE__, __LINE__, __func__,
+                                 "a sparse sum's buffer does not parse at word %lld",
+                                 (long long)((p - all) / WORD));
+            break;
+        }
+        at[head[0]] = p;
+        p += head[2] * WORD;
+    }
+    /* ((p0 + p1) + p2) + ...: acc and work[1] trade places after each addition */
+    strux_sparse_rows *acc = out, *tmp = &work[1];
+    strux_sparse_rows_clear(acc);
+    int first = 1;
+    for (int r = 0; r < c->size && st == STRUX_OK; r++) {
+        if (!at[r]) continue;
+        int64_t head[3];
+        memcpy(head, at[r], sizeof head);
+        const char *p = at[r] + sizeof head, *stop = at[r] + head[2] * WORD;
+        for (int64_t q = 0; q < head[1] && st == STRUX_OK; q++) {
+            p = decode_part(p, stop, first ? acc : &work[0], &st);
+            if (!p) {
+                if (st == STRUX_OK)
+                    st = strux_error_set(STRUX_ERR_INTERNAL, __FILE__, __LINE__, __func__,
+                                         "rank %d's sparse part %lld is cut short", r,
+                                         (long long)q);
+                break;
+            }
+            if (first) {
+                first = 0;
+                continue;
+            }
+            st = strux_sparse_rows_add(acc, &work[0], tmp);
+            strux_sparse_rows *t = acc;
+            acc = tmp;
+            tmp = t;
+        }
+    }
+    if (acc != out) { /* the sum is in the caller's work[1]: trade the two */
+        strux_sparse_rows t = *out;
+        *out = *acc;
+        *acc = t;
+    }
+    strux_free(&at);
+    return st;
+}
+
+strux_status strux_comm_sum_sparse(strux_comm *c, const strux_sparse_rows *parts, int32_t n_parts,
+                                   int host_leaders, strux_sparse_rows *out,
+                                   strux_sparse_rows work[2])
+{
+    double t0 = strux_time_now(), s0 = c->seconds; /* the agreements inside count once */
+    size_t bytes = 3 * sizeof(int64_t);
+    for (int32_t q = 0; q < n_parts; q++)
+        bytes += part_bytes(&parts[q]);
+    int64_t words = (int64_t)((bytes + WORD - 1) / WORD), n_host = 0, n_all = 0;
+    char *mine = NULL, *host = NULL, *all = NULL;
+    strux_status st = STRUX_OK;
+    if (words > INT_MAX)
+        st = strux_error_set(STRUX_ERR_MPI, __FILE__, __LINE__, __func__,
+                             "a sparse sum of %zu bytes from one rank exceeds one MPI message",
+                             bytes);
+    if (st == STRUX_OK) st = strux_alloc(&mine, (size_t)words * WORD);
+    if (st == STRUX_OK) {
+        int64_t head[3] = {c->rank, n_parts, words};
+        char *at = put_bytes(mine, head, sizeof head);
+        for (int32_t q = 0; q < n_parts; q++)
+            at = encode_part(at, &parts[q]);
+    }
+    STRUX_TRY_GOTO(st, strux_comm_agree(c, st), done); /* every rank, or none, goes on */
+    strux_sparse_rows_clear(out);
+    if (host_leaders) { /* the host's ranks to its first, then the first ranks to each other */
+        STRUX_TRY_GOTO(st, gather_words(c, c->host, 1, mine, words, &host, &n_host), done);
+        STRUX_TRY_GOTO(st, gather_words(c, c->leaders, 0, host, n_host, &all, &n_all), done);
+        int n_leaders = 0;
+        if (c->leaders != MPI_COMM_NULL) MPI_Comm_size(c->leaders, &n_leaders);
+        if (c->size > 1) c->bytes += (int64_t)bytes + (n_leaders > 1 ? n_host * WORD : 0);
+    } else {
+        STRUX_TRY_GOTO(st, gather_words(c, c->comm, 0, mine, words, &all, &n_all), done);
+        if (c->size > 1) c->bytes += (int64_t)bytes;
+    }
+    if (all) st = sum_parts(c, all, n_all, out, work);
+done:
+    strux_free(&mine);
+    strux_free(&host);
+    strux_free(&all);
+    c->seconds = s0 + (strux_time_now() - t0);
+    return st;
 }
 
 #define COLLECT_TAG 7 /* point-to-point tag of strux_comm_collect */
@@ -587,11 +795,7 @@ strux_status strux_comm_collect(strux_comm *c, const void *data, size_t n, strux
 
 strux_status strux_comm_host_size(strux_comm *c, int *out)
 {
-    MPI_Comm host;
-    MPI_TRY(MPI_Comm_split_type(c->comm, MPI_COMM_TYPE_SHARED, c->rank, MPI_INFO_NULL, &host));
-    int rc = MPI_Comm_size(host, out);
-    MPI_Comm_free(&host);
-    if (rc != MPI_SUCCESS) return mpi_error(rc, "MPI_Comm_size", __FILE__, __LINE__, __func__);
+    *out = c->host_size;
     return STRUX_OK;
 }
 

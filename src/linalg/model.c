@@ -31,11 +31,34 @@ const strux_opt_spec strux_model_opt_specs[] = {
      0, "double|float",
      "the stored weights: double, or float (half the memory and traffic; every sum still "
      "accumulates in double)"},
+    {"model.share", STRUX_OPT_CHOICE, offsetof(strux_model_options, share), "auto", 0, 0,
+     "auto|host|none",
+     "where the model lives when several ranks share a host: host (one copy per host in an MPI-3 "
+     "shared-memory window, which the CoCoA+ syncs of the solvers with flag shared_model write "
+     "once per host; each rank keeps only its round's change), none (a copy per rank), auto "
+     "(host for those solvers when more than one rank runs on a host, else none); the model, its "
+     "files and checkpoints are the same either way"},
+    {"model.bias_centre", STRUX_OPT_DOUBLE, offsetof(strux_model_options, bias_centre), "0", -1e6,
+     1e6, NULL,
+     "the value the regulariser pulls every row's bias weight towards, (λ/2)||w − w0||² with w0 "
+     "this value at the data.bias column and 0 elsewhere, and where the dual solver starts "
+     "(PPDSparse's negative bias start): at −2/data.bias a negative example that shares no "
+     "feature with a row's weights starts, and stays, beyond its margin, so 1-vs-All rows grow "
+     "only with the examples that touch them (solver.active_sets needs a value < 0); 0: the "
+     "plain ||w||². Changes the problem (the bias prior), not only the start; solvers with flag "
+     "active_sets"},
     {"model.prune", STRUX_OPT_DOUBLE, offsetof(strux_model_options, prune), "0", 0, 1e300,
      NULL,
      "DiSMEC's pruning: weights with |w| below this are dropped from the model written at the "
      "end of training (its predictions and test scores are those of the pruned model; 0 keeps "
-     "every weight; DiSMEC uses 0.01). The solvers' own iterates are not pruned between epochs"},
+     "every weight; DiSMEC uses 0.01); with model.prune_every also between epochs"},
+    {"model.prune_every", STRUX_OPT_INT, offsetof(strux_model_options, prune_every), "0", 0, 1e9,
+     NULL,
+     "prune the solver's iterate too, every this many epochs, after the certificate (solvers "
+     "with flag prune): rows stay small during training; the record's pruned and primal_pruned "
+     "columns give the weights dropped and the primal objective after, beside the epoch's own; "
+     "a dual solver's later duality gaps then compare the pruned iterate with its own dual bound, "
+     "no certificate of the unpruned problem (0: at the export only)"},
     {NULL},
 };
 
@@ -61,8 +84,8 @@ const char *strux_precision_name(strux_precision precision)
     return precision == STRUX_PRECISION_FLOAT ? "float" : "double";
 }
 
-strux_status strux_model_create(int32_t n_rows, int32_t dim, int64_t n_extra,
-                                strux_model_kind kind, strux_model **out)
+strux_status strux_model_alloc(int32_t n_rows, int32_t dim, int64_t n_extra, strux_model_kind kind,
+                               const strux_store_ops *ops, int external, strux_model **out)
 {
     STRUX_CHECK(n_rows >= 0 && dim >= 0 && n_extra >= 0, STRUX_ERR_INTERNAL,
                 "model shape %d x %d + %lld is negative", n_rows, dim, (long long)n_extra);
@@ -73,11 +96,12 @@ strux_status strux_model_create(int32_t n_rows, int32_t dim, int64_t n_extra,
     m->n_extra = n_extra;
     m->kind = kind;
     m->free_col = -1;
+    m->centre_col = -1;
     m->failed_row = -1;
-    m->ops = kind.layout == STRUX_LAYOUT_SPARSE ? &strux_store_sparse_ops : &strux_store_dense_ops;
+    m->ops = ops;
+    m->external = external;
     int64_t n_scratch = n_rows > dim ? n_rows : dim;
-    strux_status st = m->ops->create(m);
-    if (st == STRUX_OK) st = strux_alloc_array(&m->s, (size_t)n_rows + 1, sizeof *m->s);
+    strux_status st = strux_alloc_array(&m->s, (size_t)n_rows + 1, sizeof *m->s);
     if (st == STRUX_OK) st = strux_alloc_array(&m->nrm, (size_t)n_rows + 1, sizeof *m->nrm);
     if (st == STRUX_OK) st = strux_alloc_array(&m->extra, (size_t)n_extra + 1, sizeof *m->extra);
     if (st == STRUX_OK)
@@ -85,6 +109,7 @@ strux_status strux_model_create(int32_t n_rows, int32_t dim, int64_t n_extra,
     if (st == STRUX_OK) st = strux_alloc_array(&m->list, (size_t)n_rows + 1, sizeof *m->list);
     if (st == STRUX_OK) st = strux_alloc_array(&m->ridx, 3 * (size_t)dim + 1, sizeof *m->ridx);
     if (st == STRUX_OK) st = strux_alloc_array(&m->rval, 3 * (size_t)dim + 1, sizeof *m->rval);
+    if (st == STRUX_OK) st = m->ops->create(m);
     if (st != STRUX_OK) {
         strux_model_destroy(&m);
         return strux_error_frame(st, __FILE__, __LINE__, __func__);
@@ -95,10 +120,21 @@ strux_status strux_model_create(int32_t n_rows, int32_t dim, int64_t n_extra,
     return STRUX_OK;
 }
 
+strux_status strux_model_create(int32_t n_rows, int32_t dim, int64_t n_extra,
+                                strux_model_kind kind, strux_model **out)
+{
+    return strux_model_alloc(n_rows, dim, n_extra, kind,
+                             kind.layout == STRUX_LAYOUT_SPARSE ? &strux_store_sparse_ops
+                                                                : &strux_store_dense_ops,
+                             0, out);
+}
+
 strux_status strux_model_create_like(const strux_model *m, strux_model **out)
 {
     STRUX_TRY(strux_model_create(m->n_rows, m->dim, m->n_extra, m->kind, out));
     (*out)->free_col = m->free_col;
+    (*out)->centre_col = m->centre_col;
+    (*out)->centre = m->centre;
     return STRUX_OK;
 }
 
@@ -123,6 +159,48 @@ int64_t strux_model_n_w(const strux_model *m) { return (int64_t)m->n_rows * m->d
 strux_model_kind strux_model_kind_of(const strux_model *m) { return m->kind; }
 int32_t strux_model_free_col(const strux_model *m) { return m->free_col; }
 void strux_model_set_free_col(strux_model *m, int32_t col) { m->free_col = col; }
+
+void strux_model_set_centre(strux_model *m, int32_t col, double value)
+{
+    m->centre_col = value != 0 ? col : -1;
+    m->centre = value != 0 ? value : 0;
+}
+
+double strux_model_centre_of(const strux_model *m, int32_t *col)
+{
+    *col = m->centre_col;
+    return m->centre_col >= 0 ? m->centre : 0;
+}
+
+void strux_model_centre(strux_model *m)
+{
+    strux_model_zero(m);
+    if (m->centre_col < 0) return;
+    for (int32_t k = 0; k < m->n_rows; k++)
+        strux_model_set_row_sparse(m, k, 1, &m->centre_col, &m->centre);
+}
+
+void strux_model_scale_about_centre(strux_model *m, double a)
+{
+    strux_model_scale(m, a);
+    if (m->centre_col < 0 || a == 1) return;
+    for (int32_t k = 0; k < m->n_rows; k++) { /* w0 + a·(w − w0) = a·w + (1 − a)·w0 */
+        double now = strux_model_get(m, k, m->centre_col) + (1 - a) * m->centre;
+        int32_t n = strux_model_row_nonzeros(m, k, m->ridx, m->rval), q = 0;
+        while (q < n && m->ridx[q] < m->centre_col) q++;
+        if (q < n && m->ridx[q] == m->centre_col) {
+            m->rval[q] = now;
+        } else {
+            memmove(m->ridx + q + 1, m->ridx + q, (size_t)(n - q) * sizeof *m->ridx);
+            memmove(m->rval + q + 1, m->rval + q, (size_t)(n - q) * sizeof *m->rval);
+            m->ridx[q] = m->centre_col;
+            m->rval[q] = now;
+            n++;
+        }
+        m->ops->set_row(m, k, n, m->ridx, m->rval);
+        m->s[k] = 1;
+    }
+}
 
 size_t strux_model_bytes(const strux_model *m)
 {
@@ -188,7 +266,27 @@ static double rows_dot(const strux_model *a, const strux_model *b, const double 
     return sum;
 }
 
-/* y_k += c[k]·x_k of the stored values (rows with c[k] = 0 untouched), row by row. */
+int32_t strux_row_merge(int32_t ny, const int32_t *iy, const double *vy, double c, int32_t nx,
+                        const int32_t *ix, const double *vx, int32_t *io, double *vo)
+{
+    int32_t i = 0, j = 0, n = 0;
+    while (i < nx || j < ny) {
+        if (j == ny || (i < nx && ix[i] < iy[j])) {
+            io[n] = ix[i];
+            vo[n++] = 0 + c * vx[i++];
+        } else if (i == nx || iy[j] < ix[i]) {
+            io[n] = iy[j];
+            vo[n++] = vy[j++];
+        } else {
+            io[n] = ix[i];
+            vo[n++] = vy[j++] + c * vx[i++];
+        }
+    }
+    return n;
+}
+
+/* y_k += c[k]·x_k of the stored values (rows with c[k] = 0 or an empty x_k untouched), row by
+ * row. */
 static void rows_axpy(const strux_model *x, strux_model *y, const double *c)
 {
     const int32_t D = y->dim;
@@ -196,22 +294,10 @@ static void rows_axpy(const strux_model *x, strux_model *y, const double *c)
     double *vx = y->rval, *vy = y->rval + D, *vo = y->rval + 2 * (size_t)D;
     for (int32_t k = 0; k < y->n_rows; k++) {
         if (c[k] == 0) continue;
-        int32_t nx = x->ops->row(x, k, ix, vx), ny = y->ops->row(y, k, iy, vy), i = 0, j = 0,
-                n = 0;
+        int32_t nx = x->ops->row(x, k, ix, vx);
         if (nx == 0) continue;
-        while (i < nx || j < ny) {
-            if (j == ny || (i < nx && ix[i] < iy[j])) {
-                io[n] = ix[i];
-                vo[n++] = 0 + c[k] * vx[i++];
-            } else if (i == nx || iy[j] < ix[i]) {
-                io[n] = iy[j];
-                vo[n++] = vy[j++];
-            } else {
-                io[n] = ix[i];
-                vo[n++] = vy[j++] + c[k] * vx[i++];
-            }
-        }
-        y->ops->set_row(y, k, n, io, vo);
+        int32_t ny = y->ops->row(y, k, iy, vy);
+        y->ops->set_row(y, k, strux_row_merge(ny, iy, vy, c[k], nx, ix, vx, io, vo), io, vo);
     }
     y->ops->norms(y); /* every row's, as the dense kernels do */
 }
@@ -269,6 +355,13 @@ void strux_model_add_row(strux_model *m, const strux_csr *x, int64_t r, int32_t 
 
 double strux_model_row_norm2(const strux_model *m, int32_t k)
 {
+    if (m->view) { /* a view keeps no norms: summed from its row */
+        int32_t n = m->ops->row(m, k, m->ridx, m->rval);
+        double n2 = 0;
+        for (int32_t q = 0; q < n; q++)
+            n2 += m->rval[q] * m->rval[q];
+        return m->s[k] * m->s[k] * n2;
+    }
     return m->s[k] * m->s[k] * m->nrm[k];
 }
 
@@ -285,6 +378,9 @@ double strux_model_norm2(const strux_model *m)
             double b = strux_model_get(m, k, m->free_col);
             sum -= b * b;
         }
+    if (m->centre_col >= 0) /* ||w − w0||² = ||w||² − Σ_k (2 b_k c − c²) */
+        for (int32_t k = 0; k < m->n_rows; k++)
+            sum -= m->centre * (2 * strux_model_get(m, k, m->centre_col) - m->centre);
     return sum;
 }
 
@@ -355,15 +451,23 @@ static strux_status same_shape(const strux_model *a, const strux_model *b, const
     return STRUX_OK;
 }
 
+/* One store and one stored type: the stores' own copy, dot and axpy apply. */
 static int same_kind(const strux_model *a, const strux_model *b)
 {
-    return a->kind.layout == b->kind.layout && a->kind.precision == b->kind.precision;
+    return a->ops == b->ops && a->kind.layout == b->kind.layout &&
+           a->kind.precision == b->kind.precision;
 }
 
 strux_status strux_model_copy(strux_model *dst, const strux_model *src)
 {
     STRUX_TRY(same_shape(dst, src, "copy"));
     if (dst == src) return STRUX_OK;
+    if (dst->view && dst->view->base == src) { /* a view of src: no change, no scale */
+        strux_model_view_reset(dst);
+        for (int32_t k = 0; k < dst->n_rows; k++)
+            dst->s[k] = 1;
+        return STRUX_OK;
+    }
     memcpy(dst->extra, src->extra, (size_t)src->n_extra * sizeof *src->extra);
     if (same_kind(dst, src) && src->ops->copy) {
         src->ops->copy(dst, src);
@@ -448,6 +552,52 @@ int32_t strux_model_row_nnz(const strux_model *m, int32_t k)
     return m->ops->row(m, k, m->ridx, m->rval);
 }
 
+strux_status strux_model_nonzero_rows(const strux_model *m, double a, strux_sparse_rows *out)
+{
+    strux_sparse_rows_clear(out);
+    for (int32_t k = 0; k < m->n_rows; k++) {
+        int32_t n = m->ops->row(m, k, m->ridx, m->rval);
+        for (int32_t q = 0; q < n; q++)
+            m->rval[q] *= m->s[k];
+        STRUX_TRY(strux_sparse_rows_append(out, k, n, m->ridx, m->rval, a));
+    }
+    int32_t n = 0; /* the free parameters: row n_rows */
+    for (int64_t e = 0; e < m->n_extra; e++)
+        n += m->extra[e] != 0;
+    if (n == 0) return STRUX_OK;
+    STRUX_TRY(strux_sparse_rows_reserve(out, out->n_rows + 1, out->n + n));
+    out->row[out->n_rows] = m->n_rows;
+    out->ptr[out->n_rows] = out->n;
+    for (int64_t e = 0; e < m->n_extra; e++)
+        if (m->extra[e] != 0) {
+            out->col[out->n] = (int32_t)e;
+            out->val[out->n++] = a * m->extra[e];
+        }
+    out->ptr[++out->n_rows] = out->n;
+    return STRUX_OK;
+}
+
+void strux_model_add_sparse(strux_model *m, const strux_sparse_rows *d)
+{
+    const int32_t D = m->dim;
+    int32_t *iy = m->ridx + D, *io = m->ridx + 2 * (size_t)D;
+    double *vy = m->rval + D, *vo = m->rval + 2 * (size_t)D;
+    for (int32_t r = 0; r < d->n_rows; r++) {
+        const int32_t k = d->row[r];
+        const int64_t p0 = d->ptr[r], n = d->ptr[r + 1] - p0;
+        if (k == m->n_rows) { /* the free parameters */
+            for (int64_t p = p0; p < p0 + n; p++)
+                m->extra[d->col[p]] += d->val[p];
+            continue;
+        }
+        double c = 1 / m->s[k]; /* as axpy: v_k += (a·1/s_k)·Δ_k with a = 1 */
+        int32_t ny = m->ops->row(m, k, iy, vy);
+        m->ops->set_row(m, k, strux_row_merge(ny, iy, vy, c, (int32_t)n, d->col + p0, d->val + p0,
+                                              io, vo),
+                        io, vo);
+    }
+}
+
 int64_t strux_model_prune(strux_model *m, double threshold)
 {
     int64_t dropped = 0;
@@ -509,8 +659,14 @@ strux_status strux_model_put(const strux_model *m, strux_blob *b)
     double *row = m->scratch; /* dim ≤ scratch length */
     for (int32_t k = 0; k < m->n_rows; k++) {
         int64_t n = m->ops->row(m, k, m->ridx, m->rval);
+        double nrm = m->nrm[k];
+        if (m->view) { /* a view keeps no norms: its row's */
+            nrm = 0;
+            for (int64_t q = 0; q < n; q++)
+                nrm += m->rval[q] * m->rval[q];
+        }
         STRUX_TRY(strux_blob_put(b, &m->s[k], sizeof *m->s));
-        STRUX_TRY(strux_blob_put(b, &m->nrm[k], sizeof *m->nrm));
+        STRUX_TRY(strux_blob_put(b, &nrm, sizeof nrm));
         if (n * (int64_t)(sizeof(int32_t) + sizeof(double)) < (int64_t)m->dim * 8) {
             STRUX_TRY(strux_blob_put(b, &n, sizeof n));
             STRUX_TRY(strux_blob_put(b, m->ridx, (size_t)n * sizeof *m->ridx));

@@ -1,6 +1,7 @@
 /* linalg/model_impl.h - private layout of the weight store (strux/model.h), seen only by
  * src/linalg and white-box tests, and the ops table of the stores model.c dispatches to: the
- * dense stores (store_dense.c: label- and feature-major) and the sparse store (store_sparse.c).
+ * dense stores (store_dense.c: label- and feature-major), the sparse store (store_sparse.c) and
+ * the view w + Δ over another model (store_view.c).
  * A row is w_k = s[k]·v_k; nrm[k] = ||v_k||² of the stored values, kept up to date by every
  * kernel that writes v (so ||w_k||² = s[k]²·nrm[k] is O(1)). */
 #ifndef STRUX_MODEL_IMPL_H
@@ -21,15 +22,33 @@ typedef struct strux_sparse_row {
 
 typedef struct strux_store_ops strux_store_ops;
 
+/* A view (store_view.c): row k is base_k + delta_k, the base borrowed and read only, the change
+ * kept in a model of its own; the free parameters are held whole in the view's extra, with the
+ * base's as they were at the last reset beside them. */
+typedef struct strux_view {
+    const strux_model *base; /* borrowed, or owned when owns_base */
+    int owns_base;           /* a shared model's packed base (store_shared.c) */
+    strux_model *delta;      /* owned: the change since the last reset */
+    double *extra0;          /* n_extra: the base's free parameters at the last reset */
+    int32_t *bidx, *didx;    /* dim columns each: a base row, a delta row */
+    double *bval, *dval;     /* their values */
+} strux_view;
+
 struct strux_model {
     int32_t n_rows;
     int32_t dim;
     int64_t n_extra;
     strux_model_kind kind;
     int32_t free_col;
+    int32_t centre_col;     /* the column the regulariser centres at centre, or −1 */
+    double centre;          /* (λ/2)||w − w0||², w0 = centre at centre_col of every row */
     const strux_store_ops *ops;
     void *v;                /* dense layouts: n_rows·dim stored values (double or float) */
     strux_sparse_row *rows; /* sparse layout: n_rows rows */
+    strux_view *view;       /* a view w + Δ (store_view.c), else NULL */
+    struct strux_shared *shared; /* values in a block shared by a host (store_shared.c) */
+    int external;           /* the stored values are a block the store neither allocates nor
+                               frees (store_shared.c; its kernels then only read) */
     int32_t dense_at;       /* sparse layout: a row with more entries is stored dense */
     int32_t failed_row;     /* sparse layout: a row that could not grow (its update was left
                                out), or −1: strux_model_status reports it */
@@ -92,5 +111,18 @@ struct strux_store_ops {
 
 extern const strux_store_ops strux_store_dense_ops;  /* store_dense.c */
 extern const strux_store_ops strux_store_sparse_ops; /* store_sparse.c */
+extern const strux_store_ops strux_store_view_ops;   /* store_view.c */
+
+/* Free the sharing state of a model in a host's block (store_shared.c; its stores' destroy). */
+void strux_shared_free(strux_model *m);
+/* The shell of a model of this shape and kind on the given store (model.c): scales 1, every
+ * buffer of model.c allocated, ops->create called. */
+strux_status strux_model_alloc(int32_t n_rows, int32_t dim, int64_t n_extra, strux_model_kind kind,
+                               const strux_store_ops *ops, int external, strux_model **out);
+/* io, vo ← y + c·x of two rows given as ascending columns and values (rows_axpy's merge: an entry
+ * of x alone becomes 0 + c·x, one of y alone stays as it is); returns the entries written (at
+ * most nx + ny). */
+int32_t strux_row_merge(int32_t ny, const int32_t *iy, const double *vy, double c, int32_t nx,
+                        const int32_t *ix, const double *vx, int32_t *io, double *vo);
 
 #endif

@@ -28,13 +28,20 @@ static size_t n_values(const strux_model *m)
     return (size_t)((int64_t)m->n_rows * m->dim);
 }
 
+/* External values (a host's block, store_shared.c) are set and freed by their owner. */
 static strux_status dense_create(strux_model *m)
 {
+    if (m->external) return STRUX_OK;
     return strux_alloc_array(&m->v, n_values(m) + 1, VALUE_SIZE(m));
 }
 
 static void dense_destroy(strux_model *m)
 {
+    if (m->external) {
+        strux_shared_free(m);
+        m->v = NULL;
+        return;
+    }
     strux_free(&m->v);
 }
 

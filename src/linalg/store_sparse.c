@@ -164,7 +164,12 @@ static strux_status sparse_create(strux_model *m)
 
 static void sparse_destroy(strux_model *m)
 {
-    if (!m->rows) return;
+    if (m->external) /* rows into a host's block (store_shared.c): only the table is ours */
+        strux_shared_free(m);
+    if (!m->rows || m->external) {
+        strux_free(&m->rows);
+        return;
+    }
     for (int32_t k = 0; k < m->n_rows; k++) {
         strux_free(&m->rows[k].idx);
         strux_free(&m->rows[k].val);

@@ -577,7 +577,8 @@ static int may_differ(const char *key)
 {
     static const char *const keys[] = {"solver.epochs",        "solver.tol",   "solver.time_limit",
                                        "solver.certify_every", "data.train",   "data.test",
-                                       "data.label_names",     "data.weights", NULL};
+                                       "data.label_names",     "data.weights", "model.share",
+                                       NULL};
     if (strncmp(key, "output.", 7) == 0 || strncmp(key, "run.", 4) == 0) return 1;
     for (const char *const *k = keys; *k; k++)
         if (strcmp(*k, key) == 0) return 1;

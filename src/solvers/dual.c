@@ -37,34 +37,43 @@ static strux_status dual_setup(strux_solver *s)
     d->n_local = n;
     STRUX_TRY(strux_alloc_array(&d->off, (size_t)n + 1, sizeof *d->off));
     for (int64_t i = 0; i < n; i++)
-        d->off[i + 1] = d->off[i] + strux_task_block_shape(s->task, ds, i).p;
+        d->off[i + 1] =
+            d->off[i] + (d->method->own_blocks ? 0 : strux_task_block_shape(s->task, ds, i).p);
+    d->n_active = -1;
     strux_task_block_max(s->task, ds, &p_max, &S_max);
     STRUX_TRY(strux_alloc_array(&d->b, (size_t)n + 1, sizeof *d->b));
     STRUX_TRY(strux_alloc_array(&d->dir, (size_t)p_max + 1, sizeof *d->dir));
     STRUX_TRY(strux_alloc_array(&d->X, (size_t)S_max * (size_t)S_max + 1, sizeof *d->X));
     STRUX_TRY(strux_alloc_array(&d->perm, (size_t)ds->n_global, sizeof *d->perm));
-    /* the dual starts at c = 0, so w = 0 */
-    strux_model_zero(s->model);
+    /* the dual starts at c = 0, so w = w0 (0, or the bias centre: model.bias_centre) */
+    strux_model_centre(s->model);
     if (s->opt.weighted_average)
         STRUX_TRY(strux_model_create_like(m, &d->w));
     else
         d->w = s->model;
-    /* one data block in the whole job: its view is the iterate itself (one copy of the weights) */
-    if (d->sigma > 1)
+    /* one data block in the whole job: its view is the iterate itself (one copy of the weights);
+     * a sparse iterate is viewed as w + σ′·Δw with only the sparse change held (issue 12's one
+     * copy where one suffices), a dense one copied whole (its change fills its rows) */
+    strux_model_kind kind = strux_model_kind_of(m);
+    int32_t n_b = ds->block_hi - ds->block_lo;
+    d->shared = strux_model_is_shared(d->w);
+    if (d->sigma > 1 && kind.layout == STRUX_LAYOUT_SPARSE) {
+        STRUX_TRY(strux_model_create_view(
+            d->w, (strux_model_kind){STRUX_LAYOUT_SPARSE, STRUX_PRECISION_DOUBLE}, &d->wl));
+        STRUX_TRY(strux_alloc_array(&d->part, (size_t)(n_b > 0 ? n_b : 1), sizeof *d->part));
+    } else if (d->sigma > 1) {
         STRUX_TRY(strux_model_create_like(m, &d->wl));
-    else
+        if (n_b > 1) STRUX_TRY(strux_model_create_like(m, &d->acc));
+    } else {
         d->wl = d->w;
-    if (ds->block_hi - ds->block_lo > 1 && !d->method->own_rounds)
-        STRUX_TRY(strux_model_create_like(m, &d->acc));
+    }
     /* the Δw_k summed in block order (strux_block_sum), so that at a fixed solver.blocks the
      * iterates are bit-identical at any rank count; dense double weights and a bounded buffer
-     * only (the sparse layout syncs its non-zeros in rank order, strux_solver_allreduce_model) */
-    strux_model_kind kind = strux_model_kind_of(m);
+     * only (a sparse w sums its blocks' non-zeros in block order, sync_sparse) */
     int64_t len = (int64_t)strux_model_n_rows(m) * strux_model_dim(m) + strux_model_n_extra(m);
     if (d->sigma > 1 && kind.layout != STRUX_LAYOUT_SPARSE &&
         kind.precision == STRUX_PRECISION_DOUBLE &&
         (int64_t)ds->n_blocks * len * (int64_t)sizeof(double) <= ORDERED_SUM_MAX_BYTES) {
-        int32_t n_b = ds->block_hi - ds->block_lo;
         d->dw_len = len;
         STRUX_TRY(strux_alloc_array(&d->dw, (size_t)(n_b > 0 ? n_b : 1) * (size_t)len + 1,
                                     sizeof *d->dw));
@@ -144,9 +153,11 @@ static strux_status block_passes(strux_solver *s, dual_data *d, int64_t i0, int6
     return STRUX_OK;
 }
 
-/* One round on every local block, each from the agreed w; leaves this rank's Σ Δw_k in wl (one
- * block: Δw_k = (wl − w)/σ′ in place; several: each block's added into acc, then copied). With
- * one block in the whole job wl is w and the passes update it directly. */
+/* One round on every local block, each from the agreed w; leaves this rank's Δw_k: a sparse
+ * view's change of each block in part[b] (the view reset after each); else Σ Δw_k in wl (one
+ * block: Δw_k = (wl − w)/σ′ in place; several: each block's added into acc, then copied) or in
+ * the block-ordered slots. With one block in the whole job wl is w and the passes update it
+ * directly. */
 static strux_status local_round(strux_solver *s, dual_data *d, int64_t j0, int64_t j1)
 {
     const strux_dataset *ds = s->ds;
@@ -157,6 +168,13 @@ static strux_status local_round(strux_solver *s, dual_data *d, int64_t j0, int64
         strux_dataset_block_range(ds, b, &i0, &i1);
         STRUX_TRY(block_passes(s, d, i0, i1, j0, j1));
         if (d->wl == d->w) continue;
+        if (d->part) { /* Δw_k = (σ′·Δw_k)/σ′ of the view's change */
+            STRUX_TRY(strux_model_status(strux_model_view_delta(d->wl)));
+            STRUX_TRY(strux_model_nonzero_rows(strux_model_view_delta(d->wl), 1 / d->sigma,
+                                               &d->part[b - ds->block_lo]));
+            strux_model_view_reset(d->wl);
+            continue;
+        }
         STRUX_TRY(strux_model_axpy(-1.0, d->w, d->wl));
         strux_model_scale(d->wl, 1 / d->sigma);
         if (d->dw_len) { /* this block's Δw_k into its slot */
@@ -174,21 +192,88 @@ static strux_status local_round(strux_solver *s, dual_data *d, int64_t j0, int64
     return STRUX_OK;
 }
 
+/* The sparse sync of a sparse w: Σ_k Δw_k over every block in block order, as the blocks'
+ * non-zero lists (strux_comm_sum_sparse), or as the dense block-ordered sum when that moves
+ * fewer bytes (small models); both add the same values in the same order, so the choice does
+ * not change the sum. Then w += ΣΔw_k; wl, reset after each block, reads the new w. */
+static strux_status sync_sparse(strux_solver *s, dual_data *d)
+{
+    const strux_dataset *ds = s->ds;
+    int32_t n_b = ds->block_hi - ds->block_lo, n_rows = strux_model_n_rows(d->w);
+    int64_t dim = strux_model_dim(d->w), n_extra = strux_model_n_extra(d->w);
+    int64_t size[2] = {0, 0}, bytes0 = strux_comm_bytes(s->comm); /* entries, rows */
+    for (int32_t b = 0; b < n_b; b++) {
+        size[0] += d->part[b].n;
+        size[1] += d->part[b].n_rows;
+    }
+    STRUX_TRY(strux_comm_allreduce_sum_i64(s->comm, size, 2));
+    int n_ranks = strux_comm_size(s->comm);
+    int32_t K = ds->n_blocks > 0 ? ds->n_blocks : n_ranks;
+    double len = (double)n_rows * (double)dim + (double)n_extra,
+           dense = (double)n_ranks * K * len * sizeof(double),
+           sparse = (double)size[0] * 12 + (double)size[1] * 8;
+    if (n_ranks > 1 && dense < sparse && K * len * sizeof(double) <= ORDERED_SUM_MAX_BYTES) {
+        double *slots = NULL, *sum = NULL;
+        strux_status st = strux_alloc_array(&slots, (size_t)(n_b > 0 ? n_b : 1) * (size_t)len + 1,
+                                            sizeof *slots);
+        if (st == STRUX_OK) st = strux_alloc_array(&sum, (size_t)len + 1, sizeof *sum);
+        for (int32_t b = 0; st == STRUX_OK && b < n_b; b++)
+            strux_sparse_rows_scatter(&d->part[b], dim, slots + (size_t)b * (size_t)len);
+        st = strux_comm_agree(s->comm, st);
+        if (st == STRUX_OK) st = strux_block_sum(s->comm, ds, slots, (int64_t)len, sum);
+        if (st == STRUX_OK)
+            st = strux_sparse_rows_gather(sum, n_rows + 1, dim, n_extra, &d->sum);
+        strux_free(&slots);
+        strux_free(&sum);
+        STRUX_TRY(strux_comm_agree(s->comm, st));
+    } else {
+        STRUX_TRY(strux_comm_sum_sparse(s->comm, d->part, n_b, d->shared, &d->sum, d->work));
+    }
+    d->sync_bytes += strux_comm_bytes(s->comm) - bytes0;
+    d->sync_nnz += d->sum.n;
+    if (d->shared) return strux_model_shared_add_sparse(d->w, &d->sum);
+    strux_model_add_sparse(d->w, &d->sum);
+    return strux_model_status(d->w);
+}
+
+/* w += wl, the round's Σ_k Δw_k that a dense sync left in wl: a model of this rank's, or, for
+ * one copy per host, merged into the host's block by its writer (the others pass nothing). */
+static strux_status add_to_w(dual_data *d)
+{
+    if (!d->shared) return strux_model_axpy(1.0, d->wl, d->w);
+    strux_sparse_rows_clear(&d->sum);
+    strux_status st = strux_model_shared_writer(d->w)
+                          ? strux_model_nonzero_rows(d->wl, 1.0, &d->sum)
+                          : STRUX_OK;
+    strux_status as = strux_model_shared_add_sparse(d->w, &d->sum);
+    return st != STRUX_OK ? st : as;
+}
+
 /* The CoCoA+ sync: the Δw_k of every block summed over ranks, w += ΣΔw_k, wl ← w. */
 static strux_status sync_round(strux_solver *s, dual_data *d)
 {
-    if (d->dw_len) { /* Σ_k Δw_k in block order */
+    int64_t bytes0 = strux_comm_bytes(s->comm);
+    if (d->part) {
+        STRUX_TRY(strux_comm_agree(s->comm, sync_sparse(s, d)));
+        bytes0 = strux_comm_bytes(s->comm); /* counted by sync_sparse */
+    } else if (d->dw_len) { /* Σ_k Δw_k in block order */
         STRUX_TRY(strux_block_sum(s->comm, s->ds, d->dw, d->dw_len, d->dw_sum));
+        for (int64_t j = 0; j < d->dw_len; j++)
+            d->sync_nnz += d->dw_sum[j] != 0;
         strux_model_buffer mb = strux_model_storage(d->wl);
         memcpy(mb.v, d->dw_sum, (size_t)mb.n_v * sizeof *d->dw_sum);
         if (mb.n_extra) memcpy(mb.extra, d->dw_sum + mb.n_v, (size_t)mb.n_extra * sizeof *mb.extra);
         strux_model_refresh(d->wl);
-        STRUX_TRY(strux_model_axpy(1.0, d->wl, d->w));
+        STRUX_TRY(strux_comm_agree(s->comm, add_to_w(d)));
         STRUX_TRY(strux_model_copy(d->wl, d->w));
     } else if (d->wl != d->w) {
         STRUX_TRY(strux_solver_allreduce_model(s, d->wl));
-        STRUX_TRY(strux_model_axpy(1.0, d->wl, d->w));
+        STRUX_TRY(strux_comm_agree(s->comm, add_to_w(d)));
         STRUX_TRY(strux_model_copy(d->wl, d->w));
+    }
+    if (d->wl != d->w) {
+        d->syncs++;
+        d->sync_bytes += strux_comm_bytes(s->comm) - bytes0;
     }
     d->rounds++;
     if (d->w != s->model) { /* w̄ ← (t·w̄ + 2·w)/(t + 2), t = rounds before this one */
@@ -214,6 +299,7 @@ static strux_status dual_epoch(strux_solver *s)
 {
     dual_data *d = s->data;
     int64_t n = s->ds->n_global, B = s->opt.sync_every > 0 ? s->opt.sync_every : n;
+    d->syncs = d->sync_nnz = d->sync_bytes = 0;
     strux_dual_epoch_order(s, d);
     for (int64_t j0 = d->next_at; j0 < n; j0 += B) {
         int64_t j1 = j0 + B < n ? j0 + B : n;
@@ -322,6 +408,12 @@ static void dual_destroy(strux_solver *s)
     strux_free(&d->X);
     strux_free(&d->perm);
     strux_model_destroy(&d->acc);
+    for (int32_t b = 0; d->part && b < s->ds->block_hi - s->ds->block_lo; b++)
+        strux_sparse_rows_free(&d->part[b]);
+    strux_free(&d->part);
+    strux_sparse_rows_free(&d->sum);
+    strux_sparse_rows_free(&d->work[0]);
+    strux_sparse_rows_free(&d->work[1]);
     strux_free(&d->dw);
     strux_free(&d->dw_sum);
     if (d->wl != d->w) strux_model_destroy(&d->wl);
@@ -354,9 +446,12 @@ static void dual_set_lambda(strux_solver *s, double lambda)
     strux_dual_problem_changed(s);
     double r = s->opt.lambda / lambda;
     if (d->c) strux_scal(d->off[s->ds->n_local], r, d->c);
-    strux_model_scale(d->w, r);
-    if (d->wl != d->w) strux_model_scale(d->wl, r);
-    if (d->w != s->model) strux_model_scale(s->model, r);
+    strux_model_scale_about_centre(d->w, r); /* w = w0 + Σ B_i c_i */
+    if (d->part) /* a view of w, Δw = 0 between rounds: it follows w */
+        strux_model_view_reset(d->wl);
+    else if (d->wl != d->w)
+        strux_model_scale_about_centre(d->wl, r);
+    if (d->w != s->model) strux_model_scale_about_centre(s->model, r);
 }
 
 /* Features of row k times g_k: the corners c = −a/(λn) of every example scale so by row, so the
@@ -378,14 +473,56 @@ static strux_status dual_rescale_rows(strux_solver *s, const double *g)
     }
     for (int32_t k = 0; k < strux_model_n_rows(d->w); k++) {
         strux_model_scale_row(d->w, k, g[k]);
-        if (d->wl != d->w) strux_model_scale_row(d->wl, k, g[k]);
+        if (d->wl != d->w && !d->part) strux_model_scale_row(d->wl, k, g[k]);
         if (d->acc) strux_model_scale_row(d->acc, k, g[k]);
         if (d->w != s->model) strux_model_scale_row(s->model, k, g[k]);
     }
+    if (d->part) strux_model_view_reset(d->wl); /* a view follows w */
     return STRUX_OK;
 }
 
+/* Per epoch: CoCoA+ syncs, the bytes they sent (summed over ranks) and the entries of their
+ * sums Σ_k Δw_k (the changed weights; NaN where the sum is a plain allreduce of wl); the dual
+ * coordinates held (sdca's active sets; NaN where every coordinate is). */
+static const char *const dual_columns[] = {"syncs", "sync_bytes", "sync_nnz", "active", NULL};
+
+static strux_status dual_metrics(strux_solver *s, double *values)
+{
+    const dual_data *d = s->data;
+    int64_t sums[2] = {d->sync_bytes, d->n_active};
+    double nnz = (double)d->sync_nnz; /* with one copy per host only its writers sum */
+    STRUX_TRY(strux_comm_allreduce_sum_i64(s->comm, sums, 2));
+    STRUX_TRY(strux_comm_allreduce_max(s->comm, &nnz, 1));
+    values[0] = (double)d->syncs;
+    values[1] = (double)sums[0];
+    values[2] = d->part || d->dw_len || d->syncs == 0 ? nnz : NAN;
+    values[3] = d->n_active >= 0 ? (double)sums[1] : NAN;
+    return STRUX_OK;
+}
+
+static strux_status dual_primal(strux_solver *s, strux_certificate *c)
+{
+    dual_data *d = s->data;
+    if (d->method->primal) return d->method->primal(s, d, c);
+    return strux_objective_primal(s->task, s->exact, s->ds, s->model, s->comm, s->opt.lambda, c);
+}
+
+/* Between epochs (wl = w): prune the iterate and the model, and let the view or copy follow. */
+static strux_status dual_prune(strux_solver *s, double threshold, int64_t *dropped)
+{
+    dual_data *d = s->data;
+    *dropped = strux_model_prune(d->w, threshold);
+    if (d->w != s->model) (void)strux_model_prune(s->model, threshold);
+    if (d->wl != d->w) STRUX_TRY(strux_model_copy(d->wl, d->w));
+    strux_dual_problem_changed(s);
+    return strux_model_status(d->w);
+}
+
 const struct strux_solver_ops strux_dual_ops = {
+    .prune = dual_prune,
+    .primal = dual_primal,
+    .columns = dual_columns,
+    .metrics = dual_metrics,
     .rescale_rows = dual_rescale_rows,
     .set_lambda = dual_set_lambda,
     .setup = dual_setup,

@@ -50,6 +50,11 @@ typedef struct dual_method {
     void (*destroy)(dual_data *d);
     /* the method runs its own rounds (rta): σ′ = 1 and no CoCoA+ view or Δw slots */
     int own_rounds;
+    /* optional: the primal objective at the model (strux_solver_ops.primal) */
+    strux_status (*primal)(strux_solver *s, dual_data *d, strux_certificate *c);
+    /* the method keeps its examples' dual coordinates itself (sparse: sdca's active sets), the
+     * engine's blocks c are empty */
+    int own_blocks;
 } dual_method;
 
 struct dual_data {
@@ -62,9 +67,15 @@ struct dual_data {
                          λ changes and row rescaling of c do not apply */
     double *b;        /* loss shares b_i of the local examples */
     strux_model *w;   /* the agreed iterate: the solver's model, or its own when averaging */
-    strux_model *wl;  /* this rank's view w + σ′·Δw during a round (w itself with one block) */
+    strux_model *wl;  /* this rank's view w + σ′·Δw during a round: w itself with one block; a
+                         strux_model view of w holding only σ′·Δw for a sparse w; else a copy */
     double sigma;     /* σ′ = data blocks of all ranks */
-    strux_model *acc; /* Σ Δw_k of this rank's blocks (only with several local blocks) */
+    strux_model *acc; /* Σ Δw_k of this rank's blocks (dense views with several local blocks) */
+    strux_sparse_rows *part; /* sparse views: each local block's Δw_k of the round */
+    strux_sparse_rows sum, work[2]; /* Σ_k Δw_k of a sparse sync, and its scratch */
+    int64_t syncs, sync_nnz, sync_bytes; /* this epoch's: syncs, Σ entries of ΣΔw_k, bytes */
+    int shared;         /* w is one copy per host (model.share = host): its writer applies syncs */
+    int64_t n_active;   /* the method's dual coordinates held on this rank (−1: all, dense) */
     double *dw;       /* this rank's Δw_k, one slot per local block (the block-ordered sum) */
     double *dw_sum;   /* Σ_k Δw_k in block order */
     int64_t dw_len;   /* stored weights + free parameters per slot; 0: rank-ordered allreduce */
@@ -108,6 +119,9 @@ void strux_dual_set_visit(strux_solver *s,
 void strux_dual_problem_changed(strux_solver *s);
 /* wl += σ′·B_i·dc for a change dc of block i (the caller has added dc to c_i). */
 void strux_dual_move(strux_solver *s, dual_data *d, int64_t i, const double *dc);
+
+/* sdca_active.c: sdca's primal-dual active sets (solver.active_sets) */
+extern const dual_method strux_sdca_active_method;
 
 strux_status strux_solver_create_bcfw(strux_solver *s);
 strux_status strux_solver_create_sdca(strux_solver *s);

@@ -7,7 +7,7 @@ static const char *const sgd_keys[] = {"solver.batch", "solver.average", NULL};
 #define DUAL_KEYS "solver.tol", "solver.local_passes", "solver.sync_every", "solver.blocks"
 static const char *const bcfw_keys[] = {DUAL_KEYS, "solver.weighted_average", NULL};
 static const char *const sdca_keys[] = {DUAL_KEYS, "solver.shrinking", "solver.dual_blocks",
-                                        NULL};
+                                        "solver.active_sets", NULL};
 /* rta runs its own rounds (no CoCoA+ local passes) */
 static const char *const rta_keys[] = {"solver.tol",    "solver.sync_every", "solver.blocks",
                                        "solver.update", "solver.qp",         "solver.exclude_truth",
@@ -20,11 +20,15 @@ static const char *const cp_keys[] = {DUAL_KEYS, "solver.cp_eps", "solver.cp_max
 
 const strux_solver_entry strux_solver_registry[] = {
     {"sgd", strux_solver_create_sgd, STRUX_CAP_FREE_BIAS, sgd_keys},
-    {"bcfw", strux_solver_create_bcfw, STRUX_CAP_DUAL, bcfw_keys},
-    {"sdca", strux_solver_create_sdca, STRUX_CAP_DUAL | STRUX_CAP_SPARSE_DUALS, sdca_keys},
-    {"cutting_plane", strux_solver_create_cutting_plane, STRUX_CAP_DUAL | STRUX_CAP_KEEPS_SLACK,
-     cp_keys},
-    {"m3l", strux_solver_create_m3l, STRUX_CAP_DUAL | STRUX_CAP_NEEDS_HINGE_PARTS, m3l_keys},
+    {"bcfw", strux_solver_create_bcfw, STRUX_CAP_DUAL | STRUX_CAP_SHARED_MODEL | STRUX_CAP_PRUNE, bcfw_keys},
+    {"sdca", strux_solver_create_sdca,
+     STRUX_CAP_DUAL | STRUX_CAP_SPARSE_DUALS | STRUX_CAP_SHARED_MODEL | STRUX_CAP_PRUNE |
+         STRUX_CAP_ACTIVE_SETS,
+     sdca_keys},
+    {"cutting_plane", strux_solver_create_cutting_plane,
+     STRUX_CAP_DUAL | STRUX_CAP_KEEPS_SLACK | STRUX_CAP_SHARED_MODEL | STRUX_CAP_PRUNE, cp_keys},
+    {"m3l", strux_solver_create_m3l,
+     STRUX_CAP_DUAL | STRUX_CAP_NEEDS_HINGE_PARTS | STRUX_CAP_SHARED_MODEL | STRUX_CAP_PRUNE, m3l_keys},
     {"rta", strux_solver_create_rta, STRUX_CAP_DUAL | STRUX_CAP_NEEDS_CANDIDATES, rta_keys},
     {NULL, NULL, 0, NULL},
 };

@@ -313,5 +313,5 @@ static const dual_method sdca_method = {.visit = sdca_visit,
 
 strux_status strux_solver_create_sdca(strux_solver *s)
 {
-    return strux_dual_attach(s, &sdca_method);
+    return strux_dual_attach(s, s->opt.active_sets ? &strux_sdca_active_method : &sdca_method);
 }

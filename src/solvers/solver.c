@@ -62,6 +62,16 @@ const strux_opt_spec strux_solver_opt_specs[] = {
      "false", 0, 0, NULL,
      "export BCFW's weighted average w̄ ← (t·w̄ + 2·w)/(t + 2) over rounds t (Lacoste-Julien et "
      "al. 2013) instead of the iterate; the gap is then J(w̄) − D"},
+    {"solver.active_sets", STRUX_OPT_BOOL, offsetof(strux_solver_options, active_sets), "false",
+     0, 0, NULL,
+     "sdca on a 1-vs-All task (multilabel: one binary hinge per label): PPDSparse's primal-dual "
+     "active sets. An example's dual coordinates are kept sparsely, its positives from the "
+     "start and a negative only once its hinge is violated: after each epoch the examples are "
+     "scored against the rows they touch (the weights by column) and violated negatives join, "
+     "settled ones leave; the certificate's primal is computed the same way, exactly. With "
+     "model.bias_centre < 0 (needed: then a negative that shares no feature with a row starts "
+     "satisfied) a row grows only with the examples that touch it, and the dual state with the "
+     "coordinates that matter, not examples x labels"},
     {"solver.shrinking", STRUX_OPT_BOOL, offsetof(strux_solver_options, shrinking), "true", 0, 0,
      NULL,
      "sdca on binary hinges (1-vs-All): LIBLINEAR's shrinking and stopping per label: leave out "
@@ -201,6 +211,54 @@ static strux_status check_bias(const strux_solver_entry *e, int free_bias)
     return STRUX_OK;
 }
 
+/* Active sets (sdca): one binary hinge per label id, margin rescaling, and a negative bias centre
+ * (without it every negative of every row is violated at the start and every coordinate joins);
+ * the centre is implemented by them alone (the intercepts of the hinges it shifts). */
+static strux_status check_active_sets(const strux_solver_entry *e, const strux_solver_options *o,
+                                      unsigned task_caps, const char *task, unsigned search_caps,
+                                      const char *surrogate, const strux_model_options *mo)
+{
+    if (!o->active_sets && mo->bias_centre == 0) return STRUX_OK;
+    const char *what = o->active_sets ? "solver.active_sets = true" : "model.bias_centre != 0";
+    STRUX_CHECK(e->caps & STRUX_CAP_ACTIVE_SETS, STRUX_ERR_CONFIG,
+                "%s needs a solver with flag active_sets; solver.type = %s lacks it: solvers with "
+                "it: %s",
+                what, e->name, strux_solver_names(STRUX_CAP_ACTIVE_SETS));
+    STRUX_CHECK(task_caps & STRUX_CAP_LABEL_PARTS, STRUX_ERR_CONFIG,
+                "%s needs a task whose hinges are one per label id (flag label_parts); task.type "
+                "= %s lacks it: use task.type = multilabel",
+                what, task);
+    STRUX_CHECK(search_caps & STRUX_CAP_ONE_CALL, STRUX_ERR_CONFIG,
+                "%s trains the margin-rescaled hinges (flag one_call); surrogate.type = %s is not "
+                "it: use surrogate.type = margin",
+                what, surrogate);
+    STRUX_CHECK(o->active_sets, STRUX_ERR_CONFIG,
+                "model.bias_centre = %g is implemented by sdca's active sets: set "
+                "solver.active_sets = true, or model.bias_centre = 0",
+                mo->bias_centre);
+    STRUX_CHECK(mo->bias_centre < 0, STRUX_ERR_CONFIG,
+                "solver.active_sets = true needs model.bias_centre < 0 (PPDSparse's negative bias "
+                "start: -2/data.bias starts every negative that shares no feature with a row "
+                "beyond its margin; at 0 every negative of every row would join)");
+    STRUX_CHECK(strcmp(mo->bias, "regularised") == 0, STRUX_ERR_CONFIG,
+                "model.bias_centre needs model.bias = regularised (a bias column to centre), not "
+                "%s",
+                mo->bias);
+    return STRUX_OK;
+}
+
+/* One copy of the model per host is written by the CoCoA+ engine's syncs alone. */
+static strux_status check_share(const strux_solver_entry *e, const char *share)
+{
+    STRUX_CHECK(strcmp(share, "host") != 0 || (e->caps & STRUX_CAP_SHARED_MODEL),
+                STRUX_ERR_CONFIG,
+                "model.share = host needs a solver with flag shared_model (its syncs write the "
+                "host's one copy of the model); solver.type = %s lacks it: solvers with it: %s; "
+                "or model.share = auto | none",
+                e->name, strux_solver_names(STRUX_CAP_SHARED_MODEL));
+    return STRUX_OK;
+}
+
 strux_status strux_solver_check_options(const strux_solver_options *opt,
                                         const strux_search_options *so,
                                         const strux_task_options *to, const strux_model_options *mo)
@@ -210,6 +268,14 @@ strux_status strux_solver_check_options(const strux_solver_options *opt,
     char search[64];
     STRUX_TRY(find_entry(opt->type, &e));
     STRUX_TRY(check_bias(e, strcmp(mo->bias, "free") == 0));
+    STRUX_TRY(check_share(e, mo->share));
+    STRUX_CHECK(mo->prune_every == 0 || (e->caps & STRUX_CAP_PRUNE), STRUX_ERR_CONFIG,
+                "model.prune_every needs a solver with flag prune (its iterate pruned between "
+                "epochs); solver.type = %s lacks it: solvers with it: %s",
+                e->name, strux_solver_names(STRUX_CAP_PRUNE));
+    STRUX_CHECK(mo->prune_every == 0 || mo->prune > 0, STRUX_ERR_CONFIG,
+                "model.prune_every = %lld needs the threshold model.prune > 0",
+                (long long)mo->prune_every);
     STRUX_TRY(strux_task_type_caps(to->type, &task_caps));
     STRUX_TRY(check_task(e, task_caps, to->type));
     STRUX_TRY(strux_search_type_caps(so, task_caps, &search_caps, search, sizeof search));
@@ -238,6 +304,7 @@ strux_status strux_solver_check_options(const strux_solver_options *opt,
                 "label (task flag hinge_parts, surrogate flag one_call); task.type = %s with "
                 "surrogate.type = %s is not one: use solver.dual_blocks = dense or auto",
                 to->type, so->type);
+    STRUX_TRY(check_active_sets(e, opt, task_caps, to->type, search_caps, so->type, mo));
     return check_caps(e, search_caps, search, so->type);
 }
 
@@ -396,6 +463,14 @@ strux_status strux_solver_set_lambda(strux_solver *s, double lambda)
     return STRUX_OK;
 }
 
+strux_status strux_solver_prune(strux_solver *s, double threshold, int64_t *dropped)
+{
+    STRUX_CHECK(s->ops->prune, STRUX_ERR_UNSUPPORTED,
+                "solver.type = %s cannot prune its iterate between epochs (flag prune)",
+                s->type_name);
+    return s->ops->prune(s, threshold, dropped);
+}
+
 int strux_solver_can_rescale_rows(const strux_solver *s)
 {
     return s->ops->rescale_rows != NULL && !(s->caps & STRUX_CAP_KEEPS_SLACK);
@@ -417,8 +492,11 @@ int64_t strux_solver_epochs_done(const strux_solver *s)
 
 strux_status strux_solver_certificate(strux_solver *s, strux_certificate *c)
 {
-    STRUX_TRY(
-        strux_objective_primal(s->task, s->exact, s->ds, s->model, s->comm, s->opt.lambda, c));
+    if (s->ops->primal)
+        STRUX_TRY(s->ops->primal(s, c));
+    else
+        STRUX_TRY(strux_objective_primal(s->task, s->exact, s->ds, s->model, s->comm,
+                                         s->opt.lambda, c));
     if (s->ops->certificate) STRUX_TRY(s->ops->certificate(s, c));
     return STRUX_OK;
 }

@@ -7,8 +7,11 @@
 struct strux_solver_ops {
     strux_status (*setup)(strux_solver *s);
     strux_status (*epoch)(strux_solver *s);
-    /* optional: dual and gap; the primal is strux_objective_primal */
+    /* optional: dual and gap; the primal is strux_objective_primal unless primal is set */
     strux_status (*certificate)(strux_solver *s, strux_certificate *c);
+    /* optional: the primal objective and loss at the model into c (Collective), for a solver
+     * that has a faster exact way than the searches over every example (sdca's active sets) */
+    strux_status (*primal)(strux_solver *s, strux_certificate *c);
     /* checkpoint state beyond the model and the epoch count: the global part (identical on
      * every rank) and the per-example part of local examples [i0, i1) (one data block) */
     strux_status (*save)(const strux_solver *s, strux_blob *b);
@@ -28,6 +31,9 @@ struct strux_solver_ops {
     /* optional: strux_solver_prepare_save (Collective) and strux_solver_epoch_position */
     strux_status (*prepare_save)(strux_solver *s);
     int64_t (*epoch_position)(const strux_solver *s);
+    /* optional: drop the iterate's weights with |w| < threshold between epochs (the working
+     * copies follow); *dropped counts them */
+    strux_status (*prune)(strux_solver *s, double threshold, int64_t *dropped);
 };
 
 struct strux_solver {

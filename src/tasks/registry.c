@@ -14,8 +14,7 @@ static const char *const hierarchy_keys[] = {
     NULL};
 
 const strux_task_entry strux_task_registry[] = {
-    {"multilabel", strux_task_create_multilabel, STRUX_CAP_WEDGE | STRUX_CAP_HINGE_PARTS, NULL,
-     NULL},
+    {"multilabel", strux_task_create_multilabel, STRUX_CAP_WEDGE | STRUX_CAP_HINGE_PARTS | STRUX_CAP_LABEL_PARTS, NULL, NULL},
     {"multiclass", strux_task_create_multiclass, STRUX_CAP_WEDGE, NULL, NULL},
     {"chain", strux_task_create_chain, STRUX_CAP_WEDGE, chain_keys, NULL},
     {"pairwise", strux_task_create_pairwise, STRUX_CAP_WEDGE, pairwise_keys, NULL},

@@ -1,11 +1,15 @@
 /* tests/mpi/comm.c - the dist layer under mpirun (run by tests/mpi/comm.sh at -np 1, 2, 4):
- * collectives (allreduce, bcast, gathers, allgather) against closed forms, and the error agreement:
- * one rank's failure reaches every rank with that rank's status and message. Rank 0 prints TAP
- * lines for the whole job. */
+ * collectives (allreduce, bcast, gathers, allgather) against closed forms; sparse sums against the same parts added one by one in rank
+ * order (bit for bit, for every rank or only the host's first); shared windows (what the writer
+ * stores every rank of the host reads, also after growing) and a model held once per host on
+ * one; and the error agreement: one rank's failure reaches every rank with that rank's status
+ * and message. Rank 0 prints TAP lines for the whole job. */
 #include "strux/comm.h"
 
 #include "mpi_check.h"
+#include "strux/model.h"
 
+#include <assert.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -27,6 +31,110 @@ static strux_status collect_sink(void *ctx, int rank, const void *data, size_t n
     if (rank == k->fail_at)
         return strux_error_set(STRUX_ERR_IO, __FILE__, __LINE__, __func__, "sink full at %d", rank);
     return STRUX_OK;
+}
+
+/* Part q of rank r: row 0 (every part: its sum depends on the order), row 1 + r and column q;
+ * values that do not add associatively. */
+static void make_part(int r, int q, strux_sparse_rows *p)
+{
+    strux_sparse_rows_clear(p);
+    int32_t idx[2] = {0, 3 + q};
+    double val[2] = {1.0 / (3 + 7 * r + q), 0.1 * (r + 1)};
+    assert(strux_sparse_rows_append(p, 0, 2, idx, val, 1.0) == STRUX_OK);
+    idx[0] = q;
+    assert(strux_sparse_rows_append(p, 1 + r, 1, idx, val, 1e-3) == STRUX_OK);
+}
+
+static int same_rows(const strux_sparse_rows *a, const strux_sparse_rows *b)
+{
+    if (a->n_rows != b->n_rows || a->n != b->n) return 0;
+    for (int32_t r = 0; r < a->n_rows; r++)
+        if (a->row[r] != b->row[r] || a->ptr[r + 1] != b->ptr[r + 1]) return 0;
+    return memcmp(a->col, b->col, (size_t)a->n * sizeof *a->col) == 0 &&
+           memcmp(a->val, b->val, (size_t)a->n * sizeof *a->val) == 0;
+}
+
+static void test_sparse_sums(strux_comm *c)
+{
+    int rank = strux_comm_rank(c), size = strux_comm_size(c), on_host = 0;
+    strux_sparse_rows mine[4] = {{0}}, want = {0}, part = {0}, tmp = {0}, out = {0},
+                      work[2] = {{0}};
+    int n_mine = 1 + rank % 3;
+    for (int q = 0; q < n_mine; q++)
+        make_part(rank, q, &mine[q]);
+    for (int r = 0, first = 1; r < size; r++) /* rank order, then each rank's own order */
+        for (int q = 0; q < 1 + r % 3; q++, first = 0) {
+            make_part(r, q, &part);
+            if (first) {
+                assert(strux_sparse_rows_add(&part, &tmp, &want) == STRUX_OK);
+                continue;
+            }
+            assert(strux_sparse_rows_add(&want, &part, &tmp) == STRUX_OK);
+            strux_sparse_rows t = want;
+            want = tmp;
+            tmp = t;
+        }
+    int64_t b0 = strux_comm_bytes(c);
+    strux_status st = strux_comm_sum_sparse(c, mine, n_mine, 0, &out, work);
+    mpi_check(c, st == STRUX_OK && same_rows(&out, &want),
+              "sum_sparse: every rank gets the parts added in rank order, bit for bit");
+    mpi_check(c, size == 1 || strux_comm_bytes(c) - b0 >= 12 * (int64_t)(3 * n_mine),
+              "sum_sparse: its payload is counted");
+    st = strux_comm_sum_sparse(c, mine, n_mine, 1, &out, work);
+    strux_comm_host_size(c, &on_host);
+    int leader = rank % on_host == 0; /* mpirun fills a host with consecutive ranks */
+    mpi_check(c, st == STRUX_OK && (leader ? same_rows(&out, &want) : out.n == 0),
+              "sum_sparse to the host's first rank: the same sum there, nothing elsewhere");
+    for (int q = 0; q < 4; q++)
+        strux_sparse_rows_free(&mine[q]);
+    strux_sparse_rows_free(&want);
+    strux_sparse_rows_free(&part);
+    strux_sparse_rows_free(&tmp);
+    strux_sparse_rows_free(&out);
+    strux_sparse_rows_free(&work[0]);
+    strux_sparse_rows_free(&work[1]);
+}
+
+static void test_windows(strux_comm *c)
+{
+    strux_window *w = NULL;
+    strux_status st = strux_window_create(c, 64, &w);
+    int writer = st == STRUX_OK && strux_window_writer(w);
+    int64_t *b = st == STRUX_OK ? strux_window_base(w) : NULL;
+    if (writer) b[0] = 4242;
+    if (st == STRUX_OK) st = strux_window_fence(w);
+    mpi_check(c, st == STRUX_OK && b[0] == 4242,
+              "window: what the host's first rank stores every rank of the host reads");
+    size_t big = (size_t)1 << 22;
+    if (st == STRUX_OK) st = strux_window_reserve(w, writer ? big : 0);
+    b = st == STRUX_OK ? strux_window_base(w) : NULL;
+    if (writer) b[big / sizeof *b - 1] = 17;
+    if (st == STRUX_OK) st = strux_window_fence(w);
+    mpi_check(c, st == STRUX_OK && strux_window_size(w) == big && b[0] == 4242 &&
+                     b[big / sizeof *b - 1] == 17,
+              "window: a reserve grows it (the writer's size) and keeps its contents");
+
+    /* a sparse model held once per host: the writer's sums, everyone's reads */
+    strux_model *m = NULL;
+    strux_model_share share = strux_window_model_share(w);
+    if (st == STRUX_OK)
+        st = strux_model_create_shared(3, 5, 1, (strux_model_kind){STRUX_LAYOUT_SPARSE, 0},
+                                       &share, 2, &m);
+    strux_sparse_rows d = {0};
+    int32_t idx[3] = {0, 2, 4};
+    double val[3] = {1.5, -2, 0.25};
+    assert(strux_sparse_rows_append(&d, 1, 3, idx, val, 1.0) == STRUX_OK);
+    assert(strux_sparse_rows_append(&d, 3, 1, idx, val, 1.0) == STRUX_OK); /* free parameter */
+    for (int t = 0; st == STRUX_OK && t < 40; t++) /* 40 merges: the block grows from 64 */
+        st = strux_model_shared_add_sparse(m, writer ? &d : &(strux_sparse_rows){0});
+    mpi_check(c,
+              st == STRUX_OK && strux_model_is_shared(m) && strux_model_get(m, 1, 2) == -80 &&
+                  strux_model_get(m, 1, 4) == 10 && strux_model_get(m, 0, 0) == 0 &&
+                  strux_model_extra(m)[0] == 60 && strux_model_row_nnz(m, 1) == 3,
+              "model.share = host: the writer's sums land once per host, every rank reads them");
+    strux_sparse_rows_free(&d);
+    strux_model_destroy(&m);
+    strux_window_destroy(&w);
 }
 
 int main(int argc, char **argv)
@@ -97,6 +205,9 @@ int main(int argc, char **argv)
               "collect: a sink failure on rank 0 is returned there and no rank hangs");
     st = strux_comm_agree(c, st);
     mpi_check(c, st == STRUX_ERR_IO, "collect: the sink failure reaches every rank by agreement");
+
+    test_sparse_sums(c);
+    test_windows(c);
 
     st = strux_comm_agree(c, STRUX_OK);
     mpi_check(c, st == STRUX_OK, "agree: all succeed");

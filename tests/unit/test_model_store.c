@@ -74,6 +74,19 @@ static void assert_model_equals(const strux_model *m, const double *w, double rt
     }
 }
 
+/* Additions to m and to the reference w: several rows (zero coefficients untouched), one row. */
+static void add_some(strux_model *m, const strux_csr *x, double *w)
+{
+    const double c[K] = {0.5, 0, -1.25, 0, 0, 2, 0};
+    strux_model_add(m, x, 1, 0, K, 3.0, c);
+    for (int k = 0; k < K; k++)
+        for (int64_t p = x->ptr[1]; p < x->ptr[2]; p++)
+            if (x->col[p] < D) w[k * D + x->col[p]] += 3.0 * c[k] * (double)x->val[p];
+    strux_model_add_row(m, x, 0, 4, -0.5);
+    for (int64_t p = x->ptr[0]; p < x->ptr[1]; p++)
+        if (x->col[p] < D) w[4 * D + x->col[p]] += -0.5 * (double)x->val[p];
+}
+
 /* Normal weights; with zeros set, about 3 in 4 row weights are 0 (sparse rows stay sparse). */
 static int zeros;
 
@@ -120,14 +133,7 @@ static void test_kernels(void **state)
         }
 
         /* additions: several rows (zero coefficients untouched), one row */
-        const double c[K] = {0.5, 0, -1.25, 0, 0, 2, 0};
-        strux_model_add(m, &x, 1, 0, K, 3.0, c);
-        for (int k = 0; k < K; k++)
-            for (int64_t p = x.ptr[1]; p < x.ptr[2]; p++)
-                if (x.col[p] < D) w[k * D + x.col[p]] += 3.0 * c[k] * (double)x.val[p];
-        strux_model_add_row(m, &x, 0, 4, -0.5);
-        for (int64_t p = x.ptr[0]; p < x.ptr[1]; p++)
-            if (x.col[p] < D) w[4 * D + x.col[p]] += -0.5 * (double)x.val[p];
+        add_some(m, &x, w);
         assert_model_equals(m, w, rtol);
 
         /* row scales: O(1) changes, extreme ones folded, zero clears */
@@ -473,6 +479,208 @@ static void test_prune(void **state)
     }
 }
 
+/* Views w + Δ over a base of every kind, Δ sparse or label-major double: reads are base + Δ
+ * (scores, rows, weights, norms, copies, dot, blob), writes land in Δ and never in the base, the
+ * change is the view minus the base, and a reset reads the base again. */
+static void test_view(void **state)
+{
+    zeros = *state != NULL;
+    strux_csr x;
+    make_x(&x);
+    const strux_model_kind deltas[2] = {{STRUX_LAYOUT_SPARSE, STRUX_PRECISION_DOUBLE},
+                                        STRUX_MODEL_PLAIN};
+    for (int q = 0; q < N_KINDS; q++)
+        for (int e = 0; e < 2; e++) {
+            strux_model *base, *view, *other;
+            assert_strux_ok(strux_model_create(K, D, E, kinds[q], &base));
+            double wb[NW], w[NW];
+            random_weights(wb, 41);
+            test_model_set_flat(base, wb);
+            round_to(kinds[q], wb);
+            strux_model_scale_row(base, 2, -2.0); /* a scaled base row */
+            for (int j = 0; j < D; j++) wb[2 * D + j] *= -2.0;
+            assert_strux_ok(strux_model_create_view(base, deltas[e], &view));
+            assert_true(strux_model_is_view(view) && !strux_model_is_view(base));
+            memcpy(w, wb, sizeof w);
+            assert_model_equals(view, w, 1e-15);
+
+            add_some(view, &x, w);
+            strux_model_extra(view)[1] += 2;
+            w[K * D + 1] += 2;
+            assert_model_equals(view, w, 1e-13);
+            assert_model_equals(base, wb, 0);
+            double out[K];
+            for (int64_t r = 0; r < 3; r++) {
+                strux_model_scores(view, &x, r, 0, K, out);
+                for (int k = 0; k < K; k++)
+                    assert_close(out[k], ref_dot(&x, r, w + k * D), 1e-12);
+                const int32_t rows[] = {5, 2};
+                strux_model_scores_rows(view, &x, r, rows, 2, out);
+                for (int k = 0; k < 2; k++)
+                    assert_close(out[k], ref_dot(&x, r, w + rows[k] * D), 1e-12);
+            }
+            assert_close(strux_model_get(view, 4, 3), w[4 * D + 3], 1e-13);
+
+            /* the change: view − base, the free parameters included */
+            double dw[NW];
+            test_model_get_flat(strux_model_view_delta(view), dw);
+            for (int k = 0; k < NW; k++)
+                assert_close(dw[k], w[k] - wb[k], 1e-12);
+            assert_int_equal(strux_model_row_nnz(strux_model_view_delta(view), 1), 0);
+
+            /* reads through the row-wise kernels and the blob */
+            double n2 = 0, dot = 0;
+            for (int k = 0; k < NW; k++) {
+                n2 += w[k] * w[k];
+                dot += w[k] * wb[k];
+            }
+            assert_close(strux_model_norm2(view), n2, 1e-12);
+            assert_close(strux_model_dot(view, base), dot, 1e-12);
+            assert_close(strux_model_dot(base, view), dot, 1e-12);
+            assert_strux_ok(strux_model_create(K, D, E, STRUX_MODEL_PLAIN, &other));
+            assert_strux_ok(strux_model_copy(other, view));
+            assert_model_equals(other, w, 1e-13);
+            strux_blob blob = {0};
+            assert_strux_ok(strux_model_put(view, &blob));
+            strux_model_zero(other);
+            blob.pos = 0;
+            assert_strux_ok(strux_model_get_blob(other, &blob, "view"));
+            assert_model_equals(other, w, 1e-13);
+            strux_blob_free(&blob);
+
+            /* writes of whole rows and models: Δ follows, the base stays */
+            double row[D];
+            for (int j = 0; j < D; j++) row[j] = j % 3 ? 0.0 : j + 0.5;
+            strux_model_set_row(view, 6, row);
+            memcpy(w + 6 * D, row, sizeof row);
+            strux_model_scale_row(view, 0, 3.0);
+            for (int j = 0; j < D; j++) w[j] *= 3.0;
+            assert_strux_ok(strux_model_axpy(0.5, other, view));
+            test_model_get_flat(other, dw); /* other held the view before set_row and scale */
+            for (int k = 0; k < NW; k++) w[k] += 0.5 * dw[k];
+            assert_model_equals(view, w, 1e-12);
+            assert_model_equals(base, wb, 0);
+            assert_strux_ok(strux_model_copy(view, base));
+            assert_model_equals(view, wb, 1e-13);
+            strux_model_zero(view);
+            memset(w, 0, sizeof w);
+            assert_model_equals(view, w, 1e-13);
+            assert_model_equals(base, wb, 0);
+            strux_model_view_reset(view);
+            assert_model_equals(view, wb, 1e-15);
+            assert_int_equal(strux_model_find_non_finite(view), -1);
+            strux_model_add_row(view, &x, 2, 1, NAN);
+            int64_t bad = strux_model_find_non_finite(view);
+            assert_true(bad >= D && bad < 2 * D);
+            strux_model_destroy(&other);
+            strux_model_destroy(&view);
+            strux_model_destroy(&base);
+        }
+    strux_csr_free(&x);
+}
+
+/* A host's block in one process (a realloc'd buffer) for the shared store. */
+typedef struct fake_block {
+    char *b;
+    size_t n;
+    int grown;
+} fake_block;
+static void *fake_base(void *ctx) { return ((fake_block *)ctx)->b; }
+static size_t fake_size(void *ctx) { return ((fake_block *)ctx)->n; }
+static strux_status fake_reserve(void *ctx, size_t bytes)
+{
+    fake_block *f = ctx;
+    if (bytes <= f->n) return STRUX_OK;
+    STRUX_TRY(strux_realloc_array(&f->b, bytes, 1));
+    memset(f->b + f->n, 0x7f, bytes - f->n); /* new room holds garbage until written */
+    f->n = bytes;
+    f->grown++;
+    return STRUX_OK;
+}
+static strux_status fake_fence(void *ctx)
+{
+    (void)ctx;
+    return STRUX_OK;
+}
+
+/* Random sparse rows over K rows (and the free parameters as row K) of D columns. */
+static void random_rows(strux_rng *r, strux_sparse_rows *d)
+{
+    strux_sparse_rows_clear(d);
+    int32_t idx[D];
+    double val[D];
+    for (int32_t k = 0; k <= K; k++) {
+        if (strux_rng_uniform(r) < 0.4) continue;
+        int32_t n = 0;
+        for (int32_t j = 0; j < (k == K ? E : D); j++)
+            if (strux_rng_uniform(r) < 0.3) {
+                idx[n] = j;
+                val[n++] = strux_rng_normal(r);
+            }
+        assert_strux_ok(strux_sparse_rows_append(d, k, n, idx, val, 1.0));
+    }
+}
+
+/* One copy per host (store_shared.c) in one process: sums merged into the block give what
+ * strux_model_add_sparse gives a model of the same kind, bit for bit, through row scales of the
+ * view and the block's growth from 64 entries; a write through the view stays out of the block
+ * until the next merge takes it in. */
+static void test_shared(void **state)
+{
+    (void)state;
+    strux_csr x;
+    make_x(&x);
+    const strux_model_kind ks[4] = {{STRUX_LAYOUT_SPARSE, STRUX_PRECISION_DOUBLE},
+                                    {STRUX_LAYOUT_SPARSE, STRUX_PRECISION_FLOAT},
+                                    {STRUX_LAYOUT_FEATURE_MAJOR, STRUX_PRECISION_DOUBLE},
+                                    {STRUX_LAYOUT_LABEL_MAJOR, STRUX_PRECISION_FLOAT}};
+    for (int q = 0; q < 4; q++) {
+        fake_block f = {0};
+        strux_model_share share = {.ctx = &f, .writer = 1, .base = fake_base, .size = fake_size,
+                                   .reserve = fake_reserve, .fence = fake_fence};
+        strux_model *w, *ref;
+        assert_strux_ok(strux_model_create_shared(K, D, E, ks[q], &share, 8, &w));
+        assert_strux_ok(strux_model_create(K, D, E, ks[q], &ref));
+        assert_true(strux_model_is_shared(w) && strux_model_is_view(w));
+        strux_sparse_rows d = {0};
+        strux_rng r;
+        strux_rng_init(&r, 51, 0, 0);
+        double a[NW], b[NW];
+        for (int round = 0; round < 12; round++) {
+            random_rows(&r, &d);
+            if (round == 4) { /* a scaled row: the sum lands as v + d/s */
+                strux_model_scale_row(w, 3, -2.5);
+                strux_model_scale_row(ref, 3, -2.5);
+            }
+            if (round == 7) { /* a write through the view, then a merge of nothing */
+                strux_model_add_row(w, &x, 1, 5, 0.75);
+                strux_model_add_row(ref, &x, 1, 5, 0.75);
+                test_model_get_flat(w, a);
+                test_model_get_flat(ref, b);
+                assert_memory_equal(a, b, sizeof a);
+                strux_sparse_rows_clear(&d);
+            }
+            assert_strux_ok(strux_model_shared_add_sparse(w, &d));
+            strux_model_add_sparse(ref, &d);
+            test_model_get_flat(w, a);
+            test_model_get_flat(ref, b);
+            assert_memory_equal(a, b, sizeof a);
+            assert_int_equal(strux_model_row_nnz(strux_model_view_delta(w), 5), 0);
+        }
+        if (ks[q].layout == STRUX_LAYOUT_SPARSE) assert_true(f.grown >= 2);
+        double out[K], want[K];
+        strux_model_scores(w, &x, 1, 0, K, out);
+        strux_model_scores(ref, &x, 1, 0, K, want);
+        for (int k = 0; k < K; k++)
+            assert_close(out[k], want[k], 1e-15);
+        strux_sparse_rows_free(&d);
+        strux_model_destroy(&w);
+        strux_model_destroy(&ref);
+        strux_free(&f.b);
+    }
+    strux_csr_free(&x);
+}
+
 /* model.layout = auto and model.precision pick the kind */
 static void test_choose_kind(void **state)
 {
@@ -507,6 +715,9 @@ int main(void)
         cmocka_unit_test_prestate(test_prune, NULL),
         cmocka_unit_test_prestate(test_prune, "zeros"),
         cmocka_unit_test(test_choose_kind),
+        cmocka_unit_test_prestate(test_view, NULL),
+        cmocka_unit_test_prestate(test_view, "zeros"),
+        cmocka_unit_test(test_shared),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
