@@ -41,6 +41,10 @@ strux_status strux_comm_allreduce_sum(strux_comm *c, double *buf, int64_t n);
 strux_status strux_comm_allreduce_sum_float(strux_comm *c, float *buf, int64_t n);
 strux_status strux_comm_allreduce_sum_i64(strux_comm *c, int64_t *buf, int64_t n);
 strux_status strux_comm_allreduce_max(strux_comm *c, double *buf, int64_t n);
+/* The largest of every rank's (*value, *index) pair, ties going to the lowest index (MPI_MAXLOC
+ * on a double and an int64: M3L's kernel SMO picks its working set so, specs/m3l.md §7.2, A17),
+ * into *value and *index on every rank. Collective. */
+strux_status strux_comm_allreduce_maxloc(strux_comm *c, double *value, int64_t *index);
 /* Broadcast bytes from root. Collective. */
 strux_status strux_comm_bcast(strux_comm *c, void *buf, size_t bytes, int root);
 /* Concatenate every rank's bytes on root in rank order. On root *out (allocated with strux_alloc,

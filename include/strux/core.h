@@ -145,6 +145,8 @@ enum {
     STRUX_CAP_NEEDS_CANDIDATES = 1u << 11, /* solver: steps over the task's candidate lists */
     STRUX_CAP_NEEDS_HINGE_PARTS = 1u << 12, /* solver: trains only a sum of binary hinges (a task
                                                with hinge_parts, a one_call surrogate): m3l */
+    STRUX_CAP_KERNEL_MODEL = 1u << 13, /* solver: its model is a kernel expansion over training
+                                          rows (m3l_kernel), not weights on the features */
 };
 /* The names of the flags set in caps, comma-separated, into buf ("" for none). */
 void strux_caps_format(unsigned caps, char *buf, size_t n);

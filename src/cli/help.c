@@ -26,10 +26,13 @@ static const usage usages[] = {
               "  its epoch, with exit status 0) with the same number of ranks; without CONFIG\n"
               "  the checkpoint's stored config is used. The result equals an uninterrupted\n"
               "  run's.\n"},
-    {"predict", "strux predict --model MODEL --data DATA --out PREDICTIONS [--format ids|paths]\n"
+    {"predict", "strux predict --model MODEL --data DATA --out PREDICTIONS [--scores FILE]\n"
+                "              [--format ids|paths] [--rule deterministic|randomised]\n"
                 "  Write one predicted label per line of DATA (multilabel: ids joined by ',';\n"
                 "  hierarchy: the closure's ids, or with --format paths each most specific node\n"
-                "  as its root path of data.label_names names joined by '/').\n"},
+                "  as its root path of data.label_names names joined by '/'). --scores FILE\n"
+                "  (multilabel) also writes each example's L scores, one line per example\n"
+                "  (label l is predicted iff its score > 0; a kernel model's f_l(x)).\n"},
     {"eval", "strux eval --model MODEL --data DATA\n"
              "  Print the task's metrics on DATA as one JSON object (multilabel: hamming_loss,\n"
              "  subset_accuracy, micro_f1, macro_f1, example_f1, n).\n"},

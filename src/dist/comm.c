@@ -272,7 +272,25 @@ struct strux_comm {
     int we_initialised; /* MPI_Init was called here, so finalize calls MPI_Finalize */
     double seconds;     /* time inside collectives */
     int64_t bytes;      /* bytes this rank contributed to collectives (0 at one rank) */
+    MPI_Datatype loc_type; /* a (double value, int64 index) pair: strux_comm_allreduce_maxloc */
+    MPI_Op loc_max;        /* its maximum, ties to the lowest index */
 };
+
+/* A value and its index, reduced by maxloc_op. */
+typedef struct value_loc {
+    double v;
+    int64_t i;
+} value_loc;
+
+/* MPI_MAXLOC on (double, int64) pairs: the larger value, the lower index on ties. */
+static void maxloc_op(void *in, void *inout, int *len, MPI_Datatype *type)
+{
+    (void)type;
+    const value_loc *a = in;
+    value_loc *b = inout;
+    for (int k = 0; k < *len; k++)
+        if (a[k].v > b[k].v || (a[k].v == b[k].v && a[k].i < b[k].i)) b[k] = a[k];
+}
 
 static strux_status mpi_error(int rc, const char *what, const char *file, int line,
                               const char *func)
@@ -329,6 +347,9 @@ strux_status strux_comm_init(int *argc, char ***argv, strux_comm **out)
     watch.fault_phase = getenv("STRUX_FAULT_SIGTERM_AT"); /* fault injection (tests/faults) */
     strux_comm_set_phase(c, "start-up");
     MPI_TRY(MPI_Comm_size(c->comm, &c->size));
+    MPI_TRY(MPI_Type_contiguous((int)sizeof(value_loc), MPI_BYTE, &c->loc_type));
+    MPI_TRY(MPI_Type_commit(&c->loc_type));
+    MPI_TRY(MPI_Op_create(maxloc_op, 1, &c->loc_max));
     watch.size = c->size;
     MPI_TRY(MPI_Comm_dup(c->comm, &watch.comm)); /* on every rank: a collective call */
     watch.replies = calloc((size_t)c->size, sizeof *watch.replies);
@@ -353,6 +374,8 @@ void strux_comm_finalize(strux_comm **c)
         if (watch.sent[r] != MPI_REQUEST_NULL) MPI_Wait(&watch.sent[r], MPI_STATUS_IGNORE);
     if (watch.comm != MPI_COMM_NULL) MPI_Comm_free(&watch.comm);
     pthread_mutex_unlock(&watch.lock);
+    MPI_Op_free(&(*c)->loc_max);
+    MPI_Type_free(&(*c)->loc_type);
     MPI_Comm_free(&(*c)->comm);
     int we = (*c)->we_initialised;
     strux_free(c);
@@ -439,6 +462,19 @@ strux_status strux_comm_allreduce_sum_i64(strux_comm *c, int64_t *buf, int64_t n
 strux_status strux_comm_allreduce_max(strux_comm *c, double *buf, int64_t n)
 {
     return allreduce(c, buf, n, MPI_DOUBLE, sizeof *buf, MPI_MAX);
+}
+
+strux_status strux_comm_allreduce_maxloc(strux_comm *c, double *value, int64_t *index)
+{
+    if (c->size == 1) return STRUX_OK;
+    value_loc pair = {*value, *index};
+    double t0 = strux_time_now();
+    MPI_TRY(MPI_Allreduce(MPI_IN_PLACE, &pair, 1, c->loc_type, c->loc_max, c->comm));
+    c->seconds += strux_time_now() - t0;
+    c->bytes += (int64_t)sizeof pair;
+    *value = pair.v;
+    *index = pair.i;
+    return STRUX_OK;
 }
 
 strux_status strux_comm_bcast(strux_comm *c, void *buf, size_t bytes, int root)

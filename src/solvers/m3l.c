@@ -43,7 +43,7 @@
 const strux_opt_spec strux_m3l_opt_specs[] = {
     {"m3l.prior", STRUX_OPT_CHOICE, offsetof(strux_m3l_options, prior), "identity", 0, 0,
      "identity|empirical|file|zero_shot",
-     "label-correlation prior R of solver.type = m3l: identity (1-vs-All), empirical (from the "
+     "label-correlation prior R of solver.type = m3l and m3l_kernel: identity (1-vs-All), empirical (from the "
      "label vectors of m3l.prior_data by m3l.empirical), file (m3l.r_file), zero_shot (R = Σ_c "
      "p(c)·y_c y_cᵀ over the test classes of m3l.classes); any symmetric PSD R with a positive "
      "diagonal, singular included"},
@@ -56,7 +56,8 @@ const strux_opt_spec strux_m3l_opt_specs[] = {
      "LIBSVM multi-label file whose label vectors estimate an empirical prior (only its labels "
      "are read; the paper's mismatch protocol estimates from other rows); empty: data.train"},
     {"m3l.r_file", STRUX_OPT_STRING, offsetof(strux_m3l_options, r_file), "", 0, 0, NULL,
-     "prior = file: L rows of L numbers (blank or comma separated, '#' comment lines)"},
+     "prior = file: L rows of L numbers (blank or comma separated, '#' comment lines), or a "
+     "model file of an m3l or m3l_kernel run (its /m3l/R)"},
     {"m3l.classes", STRUX_OPT_STRING, offsetof(strux_m3l_options, classes), "", 0, 0, NULL,
      "prior = zero_shot: one test class per line, `p l1,l2,...` (weight p > 0, normalised to "
      "sum 1; the 0-based labels the class has, all others absent)"},
@@ -67,16 +68,31 @@ const strux_opt_spec strux_m3l_opt_specs[] = {
      "whose projected gradient lies beyond its label's bound leaves the passes until that "
      "label's range closes; the certificates always score every coordinate; false for "
      "ablations"},
+    {"m3l.pg_tol", STRUX_OPT_DOUBLE, offsetof(strux_m3l_options, pg_tol), "0", 0, 1e6, NULL,
+     "stop once every projected gradient is at most this in LIBLINEAR's and LIBSVM's -e units "
+     "(the hinge's gradient 1 − y·z·x; m3l: over a full pass with every coordinate visited, "
+     "m3l_kernel: its τ/2, specs/m3l.md §2.8); 0: off (solver.tol's gap alone stops)"},
+    {"m3l.block_switch", STRUX_OPT_DOUBLE, offsetof(strux_m3l_options, block_switch), "0", 0, 1e6,
+     NULL,
+     "m3l: once a pass's max |projected gradient| (-e units) falls below this, passes visit "
+     "label blocks (a label's next coordinates in turn, its classifier moved at once, the "
+     "others' moves gathered and applied once per block, specs/m3l.md §3.3-3.4) instead of "
+     "examples; 0: example blocks throughout"},
+    {"m3l.steps_per_label", STRUX_OPT_INT, offsetof(strux_m3l_options, steps_per_label), "0", 0,
+     1e9, NULL,
+     "m3l_kernel: SMO steps on the chosen label per outer iteration, before the delayed update "
+     "of the other labels (the paper's T; 0: L)"},
+    {"m3l.schedule", STRUX_OPT_CHOICE, offsetof(strux_m3l_options, schedule), "joint", 0, 0,
+     "joint|per_label",
+     "m3l_kernel: joint (each outer iteration on the label of largest |projected gradient|) or "
+     "per_label (each label until its projected gradients are within m3l.pg_tol, one after "
+     "another, the kernel cache emptied between them: the 1-vs-All baseline)"},
     {NULL},
 };
 
 typedef struct m3l_data {
     int32_t L;
-    double *R;          /* L×L, as used (after shrinkage) */
-    int identity;       /* R = I exactly: the moves and score updates of sdca */
-    int64_t *col_ptr;   /* non-zeros of R's columns (R symmetric: its rows) */
-    int32_t *col_idx;
-    double *col_val;
+    strux_m3l_prior prior; /* R (R = I: the moves and score updates of sdca) */
     double *sigma;      /* σ_l = −y_il of the visited example's hinges */
     int32_t *rows;      /* its active labels */
     double *s;          /* scores z_l·x_i of the visited example, by label */
@@ -89,83 +105,9 @@ typedef struct m3l_data {
     double *eps;             /* per label: the range under which its coordinates return */
     double *red;             /* 2L: the reduction buffer */
     int shrink;
-    double eig_min, eig_max;
-    char source[2 * STRUX_OPT_STR + 64]; /* where R came from (log, model file) */
 } m3l_data;
 
 static struct strux_solver_ops m3l_ops; /* strux_dual_ops with the W-form certificate */
-
-/* R from the [m3l] keys (every rank the same: empirical counts summed over ranks). */
-static strux_status build_prior(strux_solver *s, m3l_data *m)
-{
-    const strux_m3l_options *o = &s->opt.m3l;
-    int32_t L = m->L;
-    char *source = m->source;
-    const size_t n_source = sizeof m->source;
-    if (strcmp(o->prior, "identity") == 0) {
-        strux_m3l_prior_identity(L, m->R);
-        snprintf(source, n_source, "m3l.prior = identity");
-    } else if (strcmp(o->prior, "empirical") == 0) {
-        strux_m3l_empirical est = STRUX_M3L_EMPIRICAL_MOMENT;
-        if (strcmp(o->empirical, "cooccurrence") == 0) est = STRUX_M3L_EMPIRICAL_COOCCURRENCE;
-        if (strcmp(o->empirical, "correlation") == 0) est = STRUX_M3L_EMPIRICAL_CORRELATION;
-        int64_t n_counts = strux_m3l_prior_counts_len(L);
-        double *counts = NULL;
-        strux_dataset *pds = NULL;
-        strux_status st = strux_alloc_array(&counts, (size_t)n_counts, sizeof *counts);
-        if (st == STRUX_OK && o->prior_data[0]) {
-            strux_read_options ro = {.rank = strux_comm_rank(s->comm),
-                                     .n_ranks = strux_comm_size(s->comm),
-                                     .n_labels = L};
-            st = strux_dataset_read_libsvm(o->prior_data, &ro, &pds);
-        }
-        if (st == STRUX_OK) st = strux_m3l_prior_counts_add(pds ? pds : s->ds, L, counts);
-        strux_dataset_destroy(&pds);
-        st = strux_comm_agree(s->comm, st);
-        if (st == STRUX_OK) st = strux_comm_allreduce_sum(s->comm, counts, n_counts);
-        if (st == STRUX_OK) strux_m3l_prior_empirical(counts, L, est, m->R);
-        strux_free(&counts);
-        STRUX_TRY(st);
-        snprintf(source, n_source, "m3l.prior = empirical (%s of %s)", o->empirical,
-                 o->prior_data[0] ? o->prior_data : "data.train");
-    } else if (strcmp(o->prior, "file") == 0) {
-        STRUX_CHECK(o->r_file[0], STRUX_ERR_CONFIG, "m3l.prior = file needs m3l.r_file");
-        STRUX_TRY(strux_m3l_prior_read(o->r_file, L, m->R));
-        snprintf(source, n_source, "m3l.r_file = %s", o->r_file);
-    } else {
-        STRUX_CHECK(o->classes[0], STRUX_ERR_CONFIG, "m3l.prior = zero_shot needs m3l.classes");
-        STRUX_TRY(strux_m3l_prior_zero_shot(o->classes, L, m->R));
-        snprintf(source, n_source, "m3l.classes = %s", o->classes);
-    }
-    if (o->shrink > 0) strux_m3l_prior_shrink(L, o->shrink, m->R);
-    STRUX_TRY(strux_m3l_prior_factor(m->R, L, source, NULL, &m->eig_min, &m->eig_max));
-    m->identity = 1;
-    for (int32_t k = 0; k < L; k++)
-        for (int32_t l = 0; l < L; l++)
-            if (m->R[(int64_t)k * L + l] != (k == l ? 1.0 : 0.0)) m->identity = 0;
-    /* the non-zeros of every column */
-    int64_t nnz = 0;
-    for (int64_t j = 0; j < (int64_t)L * L; j++)
-        nnz += m->R[j] != 0;
-    STRUX_TRY(strux_alloc_array(&m->col_ptr, (size_t)L + 1, sizeof *m->col_ptr));
-    STRUX_TRY(strux_alloc_array(&m->col_idx, (size_t)nnz + 1, sizeof *m->col_idx));
-    STRUX_TRY(strux_alloc_array(&m->col_val, (size_t)nnz + 1, sizeof *m->col_val));
-    for (int32_t l = 0; l < L; l++) {
-        int64_t p = m->col_ptr[l];
-        for (int32_t k = 0; k < L; k++) {
-            double r = m->R[(int64_t)k * L + l];
-            if (r == 0) continue;
-            m->col_idx[p] = k;
-            m->col_val[p++] = r;
-        }
-        m->col_ptr[l + 1] = p;
-    }
-    strux_log(STRUX_LOG_INFO, "m3l: prior from %s%s, %d labels, eigenvalues [%.6g, %.6g], %lld "
-              "non-zeros%s",
-              source, o->shrink > 0 ? " shrunk towards I" : "", (int)L, m->eig_min, m->eig_max,
-              (long long)nnz, m->identity ? " (R = I: 1-vs-All)" : "");
-    return STRUX_OK;
-}
 
 static void reset_thresholds(m3l_data *m, int32_t l)
 {
@@ -197,8 +139,7 @@ static strux_status m3l_setup(strux_solver *s, dual_data *d)
                     "one per label (%d)",
                     (long long)(ds->first + i), (long long)bs.p, (int)bs.S, (int)L);
     }
-    STRUX_TRY(strux_alloc_array(&m->R, (size_t)L * (size_t)L, sizeof *m->R));
-    STRUX_TRY(build_prior(s, m));
+    STRUX_TRY(strux_m3l_prior_build(&s->opt.m3l, s->comm, ds, L, &m->prior));
     size_t n = (size_t)L + 1;
     STRUX_TRY(strux_alloc_array(&m->sigma, n > (size_t)d->pot.cap + 1 ? n : (size_t)d->pot.cap + 1,
                                 sizeof *m->sigma));
@@ -278,7 +219,7 @@ static strux_status m3l_visit(strux_solver *s, dual_data *d, int64_t i)
             m->pg_max[k] = fmax(m->pg_max[k], pg);
             m->pg_min[k] = fmin(m->pg_min[k], pg);
         }
-        double r_kk = m->R[(int64_t)k * L + k];
+        double r_kk = m->prior.R[(int64_t)k * L + k];
         double a_new = alpha + lambda_n * grad / (sx * r_kk);
         a_new = a_new < 0 ? 0 : a_new > 1 ? 1 : a_new;
         if (a_new == alpha) continue;
@@ -287,20 +228,20 @@ static strux_status m3l_visit(strux_solver *s, dual_data *d, int64_t i)
         ci[k] += delta;
         d->b[i] += v * (a_new - alpha) / d->n;
         moved = 1;
-        if (!m->identity) /* the labels after k see the move of Z (R's column k) */
-            for (int64_t p = m->col_ptr[k]; p < m->col_ptr[k + 1]; p++)
-                m->s[m->col_idx[p]] += sx * m->col_val[p] * delta;
+        if (!m->prior.identity) /* the labels after k see the move of Z (R's column k) */
+            for (int64_t p = m->prior.col_ptr[k]; p < m->prior.col_ptr[k + 1]; p++)
+                m->s[m->prior.col_idx[p]] += sx * m->prior.col_val[p] * delta;
     }
     if (!moved) return STRUX_OK;
-    if (m->identity) {
+    if (m->prior.identity) {
         strux_dual_move(s, d, i, m->dc);
         return STRUX_OK;
     }
     memset(m->rdc, 0, (size_t)L * sizeof *m->rdc);
     for (int32_t l = 0; l < L; l++) {
         if (m->dc[l] == 0) continue;
-        for (int64_t p = m->col_ptr[l]; p < m->col_ptr[l + 1]; p++)
-            m->rdc[m->col_idx[p]] += m->col_val[p] * m->dc[l];
+        for (int64_t p = m->prior.col_ptr[l]; p < m->prior.col_ptr[l + 1]; p++)
+            m->rdc[m->prior.col_idx[p]] += m->prior.col_val[p] * m->dc[l];
     }
     strux_dual_move(s, d, i, m->rdc);
     return STRUX_OK;
@@ -323,9 +264,9 @@ static strux_status m3l_epoch_done(strux_solver *s, dual_data *d)
     int64_t n = s->ds->n_local;
     for (int32_t l = 0; l < L; l++) {
         double hi = -INFINITY, lo = INFINITY;
-        for (int64_t p = m->col_ptr[l]; p < m->col_ptr[l + 1]; p++) {
-            int32_t k = m->col_idx[p];
-            double a = fabs(m->col_val[p]);
+        for (int64_t p = m->prior.col_ptr[l]; p < m->prior.col_ptr[l + 1]; p++) {
+            int32_t k = m->prior.col_idx[p];
+            double a = fabs(m->prior.col_val[p]);
             if (m->red[k] > -INFINITY) hi = fmax(hi, a * m->red[k]);
             if (m->red[L + k] > -INFINITY) lo = fmin(lo, -a * m->red[L + k]);
         }
@@ -398,10 +339,7 @@ static void m3l_destroy(dual_data *d)
 {
     m3l_data *m = d->mdata;
     if (!m) return;
-    strux_free(&m->R);
-    strux_free(&m->col_ptr);
-    strux_free(&m->col_idx);
-    strux_free(&m->col_val);
+    strux_m3l_prior_free(&m->prior);
     strux_free(&m->sigma);
     strux_free(&m->rows);
     strux_free(&m->s);
@@ -437,22 +375,8 @@ strux_status strux_solver_create_m3l(strux_solver *s)
 strux_status strux_solver_m3l_info(const strux_solver *s, struct strux_m3l_info *out)
 {
     *out = (strux_m3l_info){0};
-    if (s->ops != &m3l_ops || !s->data) return STRUX_OK; /* another solver: no prior */
-    const dual_data *d = s->data;
-    const m3l_data *m = d->mdata;
-    const strux_m3l_options *o = &s->opt.m3l;
-    size_t n = (size_t)m->L * (size_t)m->L;
-    STRUX_TRY(strux_alloc_array(&out->R, n, sizeof *out->R));
-    memcpy(out->R, m->R, n * sizeof *out->R);
-    out->n_labels = m->L;
-    snprintf(out->prior, sizeof out->prior, "%.31s", o->prior);
-    snprintf(out->empirical, sizeof out->empirical, "%.31s",
-             strcmp(o->prior, "empirical") == 0 ? o->empirical : "");
-    snprintf(out->source, sizeof out->source, "%s", m->source);
-    out->shrink = o->shrink;
-    out->eig_min = m->eig_min;
-    out->eig_max = m->eig_max;
-    out->lambda = s->opt.lambda;
-    out->C_paper = 1 / (2 * s->opt.lambda * d->n);
-    return STRUX_OK;
+    const strux_m3l_prior *p = strux_m3l_kernel_prior(s);
+    if (s->ops == &m3l_ops && s->data) p = &((const m3l_data *)((const dual_data *)s->data)->mdata)->prior;
+    if (!p) return STRUX_OK; /* another solver: no prior */
+    return strux_m3l_prior_describe(p, &s->opt.m3l, s->opt.lambda, s->ds->weight_sum, out);
 }
