@@ -70,6 +70,12 @@ const strux_opt_spec strux_kernel_opt_specs[] = {
 
 static const char *const kernel_columns[] = {"smo_steps", "kernel_rows", NULL};
 
+/* The flush's dger runs over whole rows of ld = n rounded up to this many doubles, u zero beyond
+ * n: OpenBLAS's axpy kernels take blocks of 16 or 32 with fused multiply-adds and a plain loop for
+ * the rest, so without the padding an entry's rounding would depend on where the rank's rows end,
+ * and the iterates on the rank count (§7.2 wants them the serial ones). */
+#define FLUSH_PAD 64
+
 /* What the owner of a working-set point sends (§7.2 steps b, d), then its non-zeros. */
 typedef struct point_head {
     double y, alpha, s, C, K_ii, norm2;
@@ -81,17 +87,18 @@ typedef struct kdata {
     strux_m3l_prior prior;
     int32_t L;
     int64_t n, N, first; /* local examples, all, the global index of the first */
+    int64_t ld;          /* the label-major arrays' row stride: n rounded up to FLUSH_PAD */
     int n_ranks, rank;
     int64_t *rank_first; /* n_ranks + 1: the global index of each rank's first example */
     strux_kernel kern;
     int32_t bias_col;
     double *diag;     /* n: K_ii */
     double *norm2;    /* n: ||x_i||², bias column excluded */
-    signed char *y;   /* L×n: ±1 */
-    double *alpha;    /* L×n: α in [0, C_i] */
-    double *s;        /* L×n: signed gradients y·g */
+    signed char *y;   /* L×ld: ±1 (0 in the padding) */
+    double *alpha;    /* L×ld: α in [0, C_i] */
+    double *s;        /* L×ld: signed gradients y·g */
     double *C;        /* n: v_i/(2λW) */
-    double *u;        /* n: the pending cross-label update */
+    double *u;        /* ld: the pending cross-label update (0 in the padding) */
     double *rcol;     /* L: R's column l with R_ll zeroed (the flush) */
     double *lmax_loc; /* L: this rank's max |ĝ| per label */
     double *lmax;     /* L: the job's (after each flush) */
@@ -134,7 +141,7 @@ static strux_status fetch_point(strux_solver *s, kdata *k, int64_t g, int32_t l,
     int root = owner_of(k, g);
     int32_t *pidx = (int32_t *)(k->pkt + sizeof *h);
     if (root == k->rank) {
-        int64_t i = g - k->first, c = (int64_t)l * k->n + i;
+        int64_t i = g - k->first, c = (int64_t)l * k->ld + i;
         h->y = k->y[c];
         h->alpha = k->alpha[c];
         h->s = k->s[c];
@@ -190,8 +197,8 @@ static const void *kernel_row(strux_solver *s, kdata *k, int64_t g, const point_
 /* This rank's max |ĝ| of label l. */
 static double label_max(const kdata *k, int32_t l)
 {
-    const double *a = k->alpha + (int64_t)l * k->n, *sl = k->s + (int64_t)l * k->n;
-    const signed char *y = k->y + (int64_t)l * k->n;
+    const double *a = k->alpha + (int64_t)l * k->ld, *sl = k->s + (int64_t)l * k->ld;
+    const signed char *y = k->y + (int64_t)l * k->ld;
     double m = 0;
     for (int64_t i = 0; i < k->n; i++)
         m = fmax(m, fabs(strux_m3l_pg(a[i], y[i] * sl[i], k->C[i])));
@@ -209,7 +216,7 @@ static strux_status share_lmax(strux_solver *s, kdata *k)
  * Collective. */
 static strux_status smo_step(strux_solver *s, kdata *k, int32_t l, int64_t g_p)
 {
-    int64_t n = k->n, off = (int64_t)l * n;
+    int64_t n = k->n, off = (int64_t)l * k->ld;
     double *a_l = k->alpha + off, *s_l = k->s + off;
     const signed char *y_l = k->y + off;
     int dbl = strux_kcache_is_double(k->cache);
@@ -256,7 +263,7 @@ static strux_status smo_step(strux_solver *s, kdata *k, int32_t l, int64_t g_p)
  * the other labels through R's column l and the new per-label maxima. Collective. */
 static strux_status outer_iteration(strux_solver *s, kdata *k, int32_t l)
 {
-    int64_t n = k->n, off = (int64_t)l * n;
+    int64_t n = k->n, off = (int64_t)l * k->ld;
     memset(k->u, 0, (size_t)n * sizeof *k->u);
     for (int64_t t = 0; t < k->T; t++) {
         const double *a_l = k->alpha + off, *s_l = k->s + off;
@@ -282,7 +289,7 @@ static strux_status outer_iteration(strux_solver *s, kdata *k, int32_t l)
             k->rcol[p->col_idx[q]] = p->col_val[q];
             flush = 1;
         }
-    if (flush) strux_ger_rows(k->L, n, -4.0, k->rcol, k->u, k->s);
+    if (flush) strux_ger_rows(k->L, k->ld, -4.0, k->rcol, k->u, k->s);
     for (int64_t q = p->col_ptr[l]; q < p->col_ptr[l + 1]; q++)
         k->lmax_loc[p->col_idx[q]] = label_max(k, p->col_idx[q]);
     k->lmax_loc[l] = label_max(k, l);
@@ -378,7 +385,7 @@ static strux_status set_ranks(strux_solver *s, kdata *k)
 static strux_status set_examples(strux_solver *s, kdata *k)
 {
     const strux_dataset *ds = s->ds;
-    int64_t n = k->n, L = k->L;
+    int64_t n = k->n, L = k->L, ld = k->ld;
     strux_label truth = {0};
     double *sigma = NULL;
     strux_status st = strux_task_label_alloc(s->task, ds, &truth);
@@ -395,8 +402,8 @@ static strux_status set_examples(strux_solver *s, kdata *k)
             break;
         }
         for (int64_t l = 0; l < L; l++) {
-            k->y[l * n + i] = sigma[l] > 0 ? -1 : 1;
-            k->s[l * n + i] = 2.0 * k->y[l * n + i];
+            k->y[l * ld + i] = sigma[l] > 0 ? -1 : 1;
+            k->s[l * ld + i] = 2.0 * k->y[l * ld + i];
         }
         k->C[i] = strux_dataset_weight(ds, i) * C_unit;
         k->norm2[i] = strux_kernel_norm2(&ds->x, i, k->bias_col);
@@ -428,12 +435,13 @@ static strux_status kernel_setup(strux_solver *s)
     STRUX_TRY(strux_m3l_prior_build(o, s->comm, ds, k->L, &k->prior));
     STRUX_TRY(set_kernel(s, k));
     STRUX_TRY(set_ranks(s, k));
-    size_t n = (size_t)k->n + 1, nl = (size_t)k->L * (size_t)k->n + 1;
+    k->ld = (k->n + FLUSH_PAD - 1) / FLUSH_PAD * FLUSH_PAD;
+    size_t n = (size_t)k->n + 1, nl = (size_t)k->L * (size_t)k->ld + 1;
     STRUX_TRY(strux_alloc_array(&k->y, nl, sizeof *k->y));
     STRUX_TRY(strux_alloc_array(&k->alpha, nl, sizeof *k->alpha));
     STRUX_TRY(strux_alloc_array(&k->s, nl, sizeof *k->s));
     STRUX_TRY(strux_alloc_array(&k->C, n, sizeof *k->C));
-    STRUX_TRY(strux_alloc_array(&k->u, n, sizeof *k->u));
+    STRUX_TRY(strux_alloc_array(&k->u, (size_t)k->ld + 1, sizeof *k->u));
     STRUX_TRY(strux_alloc_array(&k->diag, n, sizeof *k->diag));
     STRUX_TRY(strux_alloc_array(&k->norm2, n, sizeof *k->norm2));
     STRUX_TRY(strux_alloc_array(&k->row_d[0], n, sizeof *k->row_d[0]));
@@ -472,7 +480,7 @@ static strux_status kernel_certificate(strux_solver *s, strux_certificate *c)
     double sum[4] = {0, 0, 0, 0}; /* dual, regulariser, hinge, Σ α·g */
     for (int64_t l = 0; l < k->L; l++)
         for (int64_t i = 0; i < k->n; i++) {
-            int64_t q = l * k->n + i;
+            int64_t q = l * k->ld + i;
             double g = k->y[q] * k->s[q], a = k->alpha[q];
             sum[0] += 0.5 * a * (2 + g);
             sum[1] += 0.5 * a * (2 - g);
@@ -538,8 +546,8 @@ static strux_status kernel_save_examples(const strux_solver *s, int64_t i0, int6
     int64_t head[2] = {i1 - i0, k->L};
     STRUX_TRY(strux_blob_put(b, head, sizeof head));
     for (int64_t l = 0; l < k->L; l++) {
-        STRUX_TRY(strux_blob_put(b, k->alpha + l * k->n + i0, (size_t)(i1 - i0) * sizeof(double)));
-        STRUX_TRY(strux_blob_put(b, k->s + l * k->n + i0, (size_t)(i1 - i0) * sizeof(double)));
+        STRUX_TRY(strux_blob_put(b, k->alpha + l * k->ld + i0, (size_t)(i1 - i0) * sizeof(double)));
+        STRUX_TRY(strux_blob_put(b, k->s + l * k->ld + i0, (size_t)(i1 - i0) * sizeof(double)));
     }
     return STRUX_OK;
 }
@@ -554,9 +562,9 @@ static strux_status kernel_load_examples(strux_solver *s, int64_t i0, int64_t i1
                 "has %lld of %d (a different data file)",
                 (long long)head[0], (long long)head[1], (long long)(i1 - i0), (int)k->L);
     for (int64_t l = 0; l < k->L; l++) {
-        STRUX_TRY(strux_blob_get(b, k->alpha + l * k->n + i0, (size_t)(i1 - i0) * sizeof(double),
+        STRUX_TRY(strux_blob_get(b, k->alpha + l * k->ld + i0, (size_t)(i1 - i0) * sizeof(double),
                                  "m3l_kernel alpha"));
-        STRUX_TRY(strux_blob_get(b, k->s + l * k->n + i0, (size_t)(i1 - i0) * sizeof(double),
+        STRUX_TRY(strux_blob_get(b, k->s + l * k->ld + i0, (size_t)(i1 - i0) * sizeof(double),
                                  "m3l_kernel gradients"));
     }
     k->need_lmax = 1;
@@ -569,20 +577,20 @@ static strux_status pack_support(strux_solver *s, kdata *k, strux_blob *b)
 {
     const strux_dataset *ds = s->ds;
     const strux_m3l_prior *p = &k->prior;
-    int64_t n = k->n, L = k->L;
+    int64_t n = k->n, L = k->L, ld = k->ld;
     double *beta = k->rcol; /* L: β·y of the example */
     for (int64_t i = 0; i < n; i++) {
         int any = 0;
         for (int64_t l = 0; l < L; l++)
-            any |= k->alpha[l * n + i] > 0;
+            any |= k->alpha[l * ld + i] > 0;
         if (!any) continue;
         int64_t head[2] = {k->first + i, 0};
         for (int64_t q = ds->x.ptr[i]; q < ds->x.ptr[i + 1]; q++)
             head[1] += ds->x.col[q] != k->bias_col;
         STRUX_TRY(strux_blob_put(b, head, sizeof head));
         for (int64_t l = 0; l < L; l++) {
-            double a = 2 * k->alpha[l * n + i];
-            beta[l] = k->y[l * n + i] * a;
+            double a = 2 * k->alpha[l * ld + i];
+            beta[l] = k->y[l * ld + i] * a;
             STRUX_TRY(strux_blob_put(b, &a, sizeof a));
         }
         for (int32_t l = 0; l < L; l++) {
