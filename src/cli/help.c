@@ -48,7 +48,17 @@ static const usage usages[] = {
             "  label noise relative to each label's score spread (default 0.1). --seed\n"
             "  (default 1) fixes the model and the rows; row i is the same in every run, so a\n"
             "  test set of the same model is the same seed with --row-offset past the training\n"
-            "  rows. OUTPUT is the HDF5 container, or LIBSVM/XMC text when it ends in .svm.\n"},
+            "  rows. OUTPUT is the HDF5 container, or LIBSVM/XMC text when it ends in .svm.\n"
+            "strux gen PREFIX --zero-shot --rows N --test-rows M [--features D] [--labels L]\n"
+            "          [--train-classes C] [--test-classes T] [--train-corr R] [--test-corr R]\n"
+            "          [--noise S] [--spread S] [--seed S]\n"
+            "  Write zero-shot data (specs/m3l.md 7.1 (i)): C training and T test categories\n"
+            "  (default 40, 10) with +-1 signatures over L attributes (default 85) whose pairs\n"
+            "  (2j, 2j+1) correlate +R on training and -R on test categories (default 0.2,\n"
+            "  0.76), D dense features (default 252) around category means (a shared map of\n"
+            "  the signature plus a category offset of std S, default 0.5) with noise S\n"
+            "  (default 1): PREFIX.train.svm, PREFIX.test.svm and PREFIX.classes (the test\n"
+            "  classes for m3l.classes, weighted by their shares of the test rows).\n"},
     {"inspect", "strux inspect MODEL\n"
                 "  Print a model's summary, provenance, training curve and resolved config.\n"},
     {"help", "strux help [COMMAND | config]\n"

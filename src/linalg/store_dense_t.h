@@ -31,6 +31,14 @@ static void NAME(scores_fm)(const strux_model *m, const strux_csr *x, int64_t r,
 {
     const T *v = m->v;
     const int64_t K = m->n_rows, p0 = x->ptr[r], p1 = x->ptr[r + 1];
+    if (n == 1) { /* one row (M3L's label blocks, shrunk labels): the sum in a register */
+        const int64_t k = rows ? rows[0] : k0;
+        double sum = 0;
+        for (int64_t p = p0; p < p1 && x->col[p] < m->dim; p++)
+            sum += (double)x->val[p] * (double)v[(int64_t)x->col[p] * K + k];
+        out[0] = sum;
+        return;
+    }
     double *restrict o = out;
     for (int32_t q = 0; q < n; q++)
         o[q] = 0;
@@ -72,6 +80,19 @@ static void NAME(add_fm)(strux_model *m, const strux_csr *x, int64_t r, int32_t 
 {
     T *v = m->v;
     const int64_t K = m->n_rows, p0 = x->ptr[r], p1 = x->ptr[r + 1];
+    if (n_list == 1) { /* one row: its norm's change in a register */
+        const int32_t k = rows[0];
+        double dn = 0;
+        for (int64_t p = p0; p < p1 && x->col[p] < m->dim; p++) {
+            T *vk = v + (int64_t)x->col[p] * K + k;
+            const double old = *vk;
+            const T now = (T)(old + cs[0] * (double)x->val[p]);
+            *vk = now;
+            dn += (double)now * (double)now - old * old;
+        }
+        m->nrm[k] += dn;
+        return;
+    }
     for (int64_t p = p0; p < p1 && x->col[p] < m->dim; p++) {
         const double xj = x->val[p];
         T *vj = v + (int64_t)x->col[p] * K;

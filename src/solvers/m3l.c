@@ -22,6 +22,7 @@
  * verification pass), with the regulariser in W-form (λ/2)·Σ_l u_l·z_l = (λ/2)·Σ_i c_i·Zᵀx_i:
  * primal J(Z), dual Σ_i b_i − (λ/2)·Σ_l u_l·z_l. */
 #include "dual.h"
+#include "label_shrink.h"
 #include "m3l.h"
 #include "strux/io.h"
 
@@ -30,15 +31,7 @@
 #include <stdio.h>
 #include <string.h>
 
-/* projected-gradient range under which a label's shrunk coordinates first return (LIBLINEAR's
- * default -e of the dual solvers, in its units: the hinge's gradient 1 − y·z·x; sdca's
- * SHRINK_EPS). Each return divides the label's threshold by SHRINK_STEP: LIBLINEAR stops there,
- * but the run goes on to solver.tol, and with a fixed threshold every later epoch would be a full
- * pass; so the active sets keep working at ever finer ranges, each stage ending with a full pass
- * (specs/m3l.md §3.6), down to SHRINK_EPS_MIN. */
-#define SHRINK_EPS 0.1
-#define SHRINK_STEP 10.0
-#define SHRINK_EPS_MIN 1e-12
+#define M3L_BLOCK_STREAM 0x4d334c4200000001ULL /* "M3LB": the label order of label blocks */
 
 const strux_opt_spec strux_m3l_opt_specs[] = {
     {"m3l.prior", STRUX_OPT_CHOICE, offsetof(strux_m3l_options, prior), "identity", 0, 0,
@@ -93,34 +86,33 @@ const strux_opt_spec strux_m3l_opt_specs[] = {
 typedef struct m3l_data {
     int32_t L;
     strux_m3l_prior prior; /* R (R = I: the moves and score updates of sdca) */
-    double *sigma;      /* σ_l = −y_il of the visited example's hinges */
+    double *sigma;      /* σ_l = −y_il of one example's hinges (set-up) */
+    signed char *sign;  /* per coordinate: σ_l of its hinge (LIBLINEAR's y, kept from set-up) */
+    double *xx;         /* per example: ||x_i||² (LIBLINEAR's QD without R_ll) */
     int32_t *rows;      /* its active labels */
     double *s;          /* scores z_l·x_i of the visited example, by label */
     double *tmp;        /* scores of the active labels (sparse scoring) */
     double *dc;         /* the block change of the visit */
     double *rdc;        /* R·dc */
     unsigned char *out; /* per coordinate: 1 while shrunk */
-    double *th_max, *th_min; /* per label: the shrinking thresholds (minimisation sign) */
-    double *pg_max, *pg_min; /* per label: this epoch's projected-gradient range */
-    double *eps;             /* per label: the range under which its coordinates return */
-    double *red;             /* 2L: the reduction buffer */
-    int shrink;
+    strux_label_shrink shrink; /* per-label shrinking (label_shrink.h), pg_tol's largest |ĝ| */
+    int converged;             /* m3l.pg_tol held over a full pass */
+    int blocks;                /* passes of label blocks (m3l.block_switch, §3.4 phase 2) */
+    int32_t *list;             /* L × n_local: each label's coordinates of a pass, in order */
+    int64_t *cnt, *cur;        /* per label: its coordinates in the pass, the next one */
+    int32_t *labels;           /* the labels with coordinates left in the pass */
+    int32_t *awake;            /* the labels not settled, ascending (set after each epoch) */
+    int32_t n_awake;
 } m3l_data;
 
 static struct strux_solver_ops m3l_ops; /* strux_dual_ops with the W-form certificate */
 
-static void reset_thresholds(m3l_data *m, int32_t l)
+/* The labels that have not settled, for the passes' loops. */
+static void list_awake(m3l_data *m)
 {
-    m->th_max[l] = INFINITY;
-    m->th_min[l] = -INFINITY;
-}
-
-static void reset_stats(m3l_data *m)
-{
-    for (int32_t l = 0; l < m->L; l++) {
-        m->pg_max[l] = -INFINITY;
-        m->pg_min[l] = INFINITY;
-    }
+    m->n_awake = 0;
+    for (int32_t k = 0; k < m->L; k++)
+        if (!m->shrink.settled[k]) m->awake[m->n_awake++] = k;
 }
 
 static strux_status m3l_setup(strux_solver *s, dual_data *d)
@@ -149,19 +141,52 @@ static strux_status m3l_setup(strux_solver *s, dual_data *d)
     STRUX_TRY(strux_alloc_array(&m->dc, n, sizeof *m->dc));
     STRUX_TRY(strux_alloc_array(&m->rdc, n, sizeof *m->rdc));
     STRUX_TRY(strux_alloc_array(&m->out, (size_t)d->off[ds->n_local] + 1, sizeof *m->out));
-    STRUX_TRY(strux_alloc_array(&m->th_max, n, sizeof *m->th_max));
-    STRUX_TRY(strux_alloc_array(&m->th_min, n, sizeof *m->th_min));
-    STRUX_TRY(strux_alloc_array(&m->pg_max, n, sizeof *m->pg_max));
-    STRUX_TRY(strux_alloc_array(&m->pg_min, n, sizeof *m->pg_min));
-    STRUX_TRY(strux_alloc_array(&m->red, 2 * n, sizeof *m->red));
-    STRUX_TRY(strux_alloc_array(&m->eps, n, sizeof *m->eps));
-    for (int32_t l = 0; l < L; l++)
-        m->eps[l] = SHRINK_EPS;
-    m->shrink = s->opt.m3l.shrinking;
-    for (int32_t l = 0; l < L; l++)
-        reset_thresholds(m, l); /* nothing shrinks in the first epoch */
-    reset_stats(m);
+    STRUX_TRY(strux_alloc_array(&m->sign, (size_t)d->off[ds->n_local] + 1, sizeof *m->sign));
+    STRUX_TRY(strux_alloc_array(&m->xx, (size_t)ds->n_local + 1, sizeof *m->xx));
+    for (int64_t i = 0; i < ds->n_local; i++) {
+        STRUX_TRY(strux_task_truth(s->task, ds, i, &d->truth));
+        int32_t n_parts = strux_task_hinge_parts(s->task, &d->truth, m->sigma);
+        STRUX_CHECK(n_parts == L, STRUX_ERR_INTERNAL, "m3l: example %lld has %d hinges, not %d",
+                    (long long)(ds->first + i), (int)n_parts, (int)L);
+        for (int32_t k = 0; k < L; k++)
+            m->sign[d->off[i] + k] = m->sigma[k] > 0 ? 1 : -1;
+        strux_block_shape bs = strux_task_block_shape(s->task, ds, i);
+        strux_task_block_gram(ds, &bs, i, d->X);
+        m->xx[i] = d->X[0];
+    }
+    STRUX_TRY(strux_alloc_array(&m->awake, n, sizeof *m->awake));
+    if (s->opt.m3l.block_switch > 0) {
+        STRUX_TRY(strux_alloc_array(&m->list, (size_t)L * (size_t)ds->n_local + 1, sizeof *m->list));
+        STRUX_TRY(strux_alloc_array(&m->cnt, n, sizeof *m->cnt));
+        STRUX_TRY(strux_alloc_array(&m->cur, n, sizeof *m->cur));
+        STRUX_TRY(strux_alloc_array(&m->labels, n, sizeof *m->labels));
+    }
+    STRUX_TRY(strux_label_shrink_init(&m->shrink, L, s->opt.m3l.shrinking));
+    list_awake(m);
     return STRUX_OK;
+}
+
+/* The exact clipped step of coordinate (i, k) (§3.1; Hsieh et al. 2008 with curvature R_kk) from
+ * its score z_k·x_i: its block coefficient and loss share updated; returns the coefficient's
+ * change, 0 when it did not move or left the passes (shrunk: its flag set). lambda_n = λW/v_i,
+ * sx = σ′·||x_i||². */
+static double coord_step(dual_data *d, m3l_data *m, int64_t i, int32_t k, double score,
+                         double lambda_n, double sx, double v)
+{
+    int64_t c = d->off[i] + k;
+    double sk = m->sign[c], alpha = -d->c[c] * sk * lambda_n;
+    double grad = 1 + sk * score; /* W/v·∂D/∂α_ik; LIBLINEAR's G is −grad */
+    if (strux_label_shrink_visit(&m->shrink, k, alpha, -grad)) {
+        m->out[c] = 1;
+        return 0;
+    }
+    double a_new = alpha + lambda_n * grad / (sx * m->prior.R[(int64_t)k * m->L + k]);
+    a_new = a_new < 0 ? 0 : a_new > 1 ? 1 : a_new;
+    if (a_new == alpha) return 0;
+    double delta = -(a_new - alpha) * sk / lambda_n;
+    d->c[c] += delta;
+    d->b[i] += v * (a_new - alpha) / d->n;
+    return delta;
 }
 
 /* Example i's block: every active label's exact clipped step in label order, the scores kept
@@ -171,22 +196,17 @@ static strux_status m3l_visit(strux_solver *s, dual_data *d, int64_t i)
     m3l_data *m = d->mdata;
     const strux_dataset *ds = s->ds;
     int32_t L = m->L;
-    STRUX_TRY(strux_task_truth(s->task, ds, i, &d->truth));
-    int32_t n_parts = strux_task_hinge_parts(s->task, &d->truth, m->sigma);
-    STRUX_CHECK(n_parts == L, STRUX_ERR_INTERNAL, "m3l: example %lld has %d hinges, not %d",
-                (long long)(ds->first + i), (int)n_parts, (int)L);
-    double v = strux_dataset_weight(ds, i);
-    if (!(v > 0)) return STRUX_OK; /* hinges that weigh 0 */
-    double *ci = d->c + d->off[i];
-    unsigned char *out = m->out + d->off[i];
+    double v = strux_dataset_weight(ds, i), xx = m->xx[i];
+    if (!(v > 0) || !(xx > 0)) return STRUX_OK; /* hinges that weigh 0 or do not depend on Z */
+    const unsigned char *out = m->out + d->off[i];
     int32_t n_act = 0;
-    for (int32_t k = 0; k < L; k++)
-        if (!out[k]) m->rows[n_act++] = k;
+    for (int32_t q = 0; q < m->n_awake; q++) { /* branch-free: most coordinates are out late */
+        int32_t k = m->awake[q];
+        m->rows[n_act] = k;
+        n_act += !out[k];
+    }
     if (n_act == 0) return STRUX_OK;
-    strux_block_shape bs = strux_task_block_shape(s->task, ds, i);
-    strux_task_block_gram(ds, &bs, i, d->X);
-    double xx = d->X[0], lambda_n = s->opt.lambda * d->n / v, sx = d->sigma * xx;
-    if (!(xx > 0)) return STRUX_OK; /* hinges that do not depend on Z */
+    double lambda_n = s->opt.lambda * d->n / v, sx = d->sigma * xx;
     int64_t r = ds->ex_ptr ? ds->ex_ptr[i] : i;
     if (2 * n_act >= L) {
         strux_model_scores(d->wl, &ds->x, r, 0, L, m->s);
@@ -195,38 +215,12 @@ static strux_status m3l_visit(strux_solver *s, dual_data *d, int64_t i)
         for (int32_t q = 0; q < n_act; q++)
             m->s[m->rows[q]] = m->tmp[q];
     }
-    memset(m->dc, 0, (size_t)L * sizeof *m->dc);
     int moved = 0;
     for (int32_t q = 0; q < n_act; q++) {
         int32_t k = m->rows[q];
-        double sk = m->sigma[k], alpha = -ci[k] * sk * lambda_n;
-        double grad = 1 + sk * m->s[k]; /* W/v·∂D/∂α_ik; LIBLINEAR's G is −grad */
-        if (m->shrink) {
-            double g = -grad, pg = g;
-            if (alpha == 0) {
-                if (g > m->th_max[k]) {
-                    out[k] = 1;
-                    continue;
-                }
-                if (g > 0) pg = 0;
-            } else if (alpha == 1) {
-                if (g < m->th_min[k]) {
-                    out[k] = 1;
-                    continue;
-                }
-                if (g < 0) pg = 0;
-            }
-            m->pg_max[k] = fmax(m->pg_max[k], pg);
-            m->pg_min[k] = fmin(m->pg_min[k], pg);
-        }
-        double r_kk = m->prior.R[(int64_t)k * L + k];
-        double a_new = alpha + lambda_n * grad / (sx * r_kk);
-        a_new = a_new < 0 ? 0 : a_new > 1 ? 1 : a_new;
-        if (a_new == alpha) continue;
-        double delta = -(a_new - alpha) * sk / lambda_n;
-        m->dc[k] += delta;
-        ci[k] += delta;
-        d->b[i] += v * (a_new - alpha) / d->n;
+        double delta = coord_step(d, m, i, k, m->s[k], lambda_n, sx, v);
+        if (delta == 0) continue;
+        m->dc[k] = delta;
         moved = 1;
         if (!m->prior.identity) /* the labels after k see the move of Z (R's column k) */
             for (int64_t p = m->prior.col_ptr[k]; p < m->prior.col_ptr[k + 1]; p++)
@@ -235,53 +229,114 @@ static strux_status m3l_visit(strux_solver *s, dual_data *d, int64_t i)
     if (!moved) return STRUX_OK;
     if (m->prior.identity) {
         strux_dual_move(s, d, i, m->dc);
-        return STRUX_OK;
+    } else {
+        memset(m->rdc, 0, (size_t)L * sizeof *m->rdc);
+        for (int32_t q = 0; q < n_act; q++) {
+            int32_t l = m->rows[q];
+            if (m->dc[l] == 0) continue;
+            for (int64_t p = m->prior.col_ptr[l]; p < m->prior.col_ptr[l + 1]; p++)
+                m->rdc[m->prior.col_idx[p]] += m->prior.col_val[p] * m->dc[l];
+        }
+        strux_dual_move(s, d, i, m->rdc);
     }
-    memset(m->rdc, 0, (size_t)L * sizeof *m->rdc);
-    for (int32_t l = 0; l < L; l++) {
-        if (m->dc[l] == 0) continue;
-        for (int64_t p = m->prior.col_ptr[l]; p < m->prior.col_ptr[l + 1]; p++)
-            m->rdc[m->prior.col_idx[p]] += m->prior.col_val[p] * m->dc[l];
-    }
-    strux_dual_move(s, d, i, m->rdc);
+    for (int32_t q = 0; q < n_act; q++) /* dc is zero between visits */
+        m->dc[m->rows[q]] = 0;
     return STRUX_OK;
 }
 
-/* The epoch's per-label projected-gradient ranges over all ranks, coupled through |R| (§3.5),
- * become the next epoch's thresholds (an upper end at or below 0, or a lower end at or above 0,
- * means none on that side); a label whose range has closed below its eps gets every coordinate
- * back and a finer eps. */
+/* A pass of label blocks (§3.3-3.4 phase 2, A8's schedule): each label's active coordinates among
+ * the pass's examples, in the epoch's example order; a label drawn uniformly among those with
+ * coordinates left takes its next L steps, z_l scored alone; each move changes Z by
+ * x_i ⊗ R·dc at once (within a block only label l is visited, so the paper's delayed update of
+ * the other labels gives the same iterates; through the store's rows of x it costs what the
+ * delayed dense sum would for sparse data). The draws are keyed by (seed, epoch, the pass's
+ * first position and example), so a data block's pass does not depend on the rank count. */
+static strux_status m3l_pass(strux_solver *s, dual_data *d, int64_t i0, int64_t i1, int64_t j0,
+                             int64_t j1, int *done)
+{
+    m3l_data *m = d->mdata;
+    *done = m->blocks;
+    if (!m->blocks) return STRUX_OK;
+    const strux_dataset *ds = s->ds;
+    int32_t L = m->L, n_lab = 0;
+    int64_t n = ds->n_local;
+    memset(m->cnt, 0, (size_t)L * sizeof *m->cnt);
+    for (int64_t j = j0; j < j1; j++) {
+        int64_t i = d->perm[j] - ds->first;
+        if (i < i0 || i >= i1 || !(m->xx[i] > 0) || !(strux_dataset_weight(ds, i) > 0)) continue;
+        const unsigned char *out = m->out + d->off[i];
+        for (int32_t q = 0; q < m->n_awake; q++) {
+            int32_t k = m->awake[q];
+            if (!out[k]) m->list[k * n + m->cnt[k]++] = (int32_t)i;
+        }
+    }
+    for (int32_t k = 0; k < L; k++) {
+        m->cur[k] = 0;
+        if (m->cnt[k] > 0) m->labels[n_lab++] = k;
+    }
+    strux_rng rng;
+    strux_rng_init(&rng, (uint64_t)s->opt.seed, M3L_BLOCK_STREAM ^ (uint64_t)(ds->first + i0),
+                   (uint64_t)s->epoch * (uint64_t)(ds->n_global + 1) + (uint64_t)j0);
+    while (n_lab > 0) {
+        int32_t q = (int32_t)strux_rng_below(&rng, (uint64_t)n_lab), k = m->labels[q];
+        for (int32_t t = 0; t < L && m->cur[k] < m->cnt[k]; t++) {
+            int64_t i = m->list[k * n + m->cur[k]++];
+            double v = strux_dataset_weight(ds, i), score;
+            strux_model_scores(d->wl, &ds->x, i, k, 1, &score);
+            double delta =
+                coord_step(d, m, i, k, score, s->opt.lambda * d->n / v, d->sigma * m->xx[i], v);
+            if (delta == 0) continue;
+            if (m->prior.identity) { /* B_i·dc with one coefficient: row k of x_i */
+                strux_model_add_row(d->wl, &ds->x, i, k, d->sigma * delta);
+                continue;
+            }
+            for (int64_t p = m->prior.col_ptr[k]; p < m->prior.col_ptr[k + 1]; p++)
+                m->rdc[m->prior.col_idx[p]] = m->prior.col_val[p] * delta;
+            strux_dual_move(s, d, i, m->rdc);
+            for (int64_t p = m->prior.col_ptr[k]; p < m->prior.col_ptr[k + 1]; p++)
+                m->rdc[m->prior.col_idx[p]] = 0;
+        }
+        if (m->cur[k] == m->cnt[k]) m->labels[q] = m->labels[--n_lab];
+    }
+    return STRUX_OK;
+}
+
+/* The epoch's per-label ranges over all ranks coupled through |R| (§3.5) become the thresholds;
+ * settled labels wait for the others; every coordinate returns at each new level and to verify
+ * m3l.pg_tol (label_shrink.h). */
 static strux_status m3l_epoch_done(strux_solver *s, dual_data *d)
 {
     m3l_data *m = d->mdata;
-    if (!m->shrink) return STRUX_OK;
-    int32_t L = m->L;
-    for (int32_t l = 0; l < L; l++) {
-        m->red[l] = m->pg_max[l];
-        m->red[L + l] = -m->pg_min[l];
+    const strux_m3l_prior *p = &m->prior;
+    int wake;
+    STRUX_TRY(strux_label_shrink_epoch_done(&m->shrink, s->comm, p->col_ptr, p->col_idx, p->col_val,
+                                            s->opt.m3l.pg_tol, &wake, &m->converged));
+    if (wake) memset(m->out, 0, (size_t)d->off[s->ds->n_local] * sizeof *m->out);
+    list_awake(m);
+    if (!m->blocks && s->opt.m3l.block_switch > 0 &&
+        m->shrink.last_pg_abs < s->opt.m3l.block_switch) {
+        m->blocks = 1;
+        strux_log(STRUX_LOG_INFO, "m3l: label blocks from epoch %lld (max |projected gradient| "
+                  "%.3g below m3l.block_switch = %g)",
+                  (long long)s->epoch + 2, m->shrink.last_pg_abs, s->opt.m3l.block_switch);
     }
-    STRUX_TRY(strux_comm_allreduce_max(s->comm, m->red, 2 * (int64_t)L));
-    int64_t n = s->ds->n_local;
-    for (int32_t l = 0; l < L; l++) {
-        double hi = -INFINITY, lo = INFINITY;
-        for (int64_t p = m->prior.col_ptr[l]; p < m->prior.col_ptr[l + 1]; p++) {
-            int32_t k = m->prior.col_idx[p];
-            double a = fabs(m->prior.col_val[p]);
-            if (m->red[k] > -INFINITY) hi = fmax(hi, a * m->red[k]);
-            if (m->red[L + k] > -INFINITY) lo = fmin(lo, -a * m->red[L + k]);
-        }
-        if (hi - lo <= m->eps[l]) { /* also when no coordinate of the coupled labels was active */
-            for (int64_t i = 0; i < n; i++)
-                m->out[d->off[i] + l] = 0;
-            reset_thresholds(m, l);
-            m->eps[l] = fmax(m->eps[l] / SHRINK_STEP, SHRINK_EPS_MIN);
-        } else {
-            m->th_max[l] = hi > 0 ? hi : INFINITY;
-            m->th_min[l] = lo < 0 ? lo : -INFINITY;
-        }
-    }
-    reset_stats(m);
     return STRUX_OK;
+}
+
+static void m3l_reset(dual_data *d)
+{
+    m3l_data *m = d->mdata;
+    strux_label_shrink_reset(&m->shrink);
+    memset(m->out, 0, (size_t)d->off[d->n_local] * sizeof *m->out);
+    m->converged = 0;
+    m->blocks = 0;
+    list_awake(m);
+}
+
+static int m3l_converged(const strux_solver *s)
+{
+    const dual_data *d = s->data;
+    return d && d->mdata && ((const m3l_data *)d->mdata)->converged;
 }
 
 /* Primal J(Z) = (λ/2)·Σ_l u_l·z_l + loss (W-form, §1.9; the loss is the engine's exact-search
@@ -309,16 +364,15 @@ static strux_status m3l_certificate(strux_solver *s, strux_certificate *c)
     return STRUX_OK;
 }
 
-/* Checkpoint, per data block: the per-label thresholds and return ranges (global, the same in
- * every block) and the shrunk flags of the block's coordinates. */
+/* Checkpoint, per data block: the shrinking state (global, the same in every block) and the
+ * shrunk flags of the block's coordinates. */
 static strux_status m3l_save(const strux_solver *s, const dual_data *d, int64_t i0, int64_t i1,
                              strux_blob *b)
 {
     (void)s;
     const m3l_data *m = d->mdata;
-    STRUX_TRY(strux_blob_put(b, m->th_max, (size_t)m->L * sizeof *m->th_max));
-    STRUX_TRY(strux_blob_put(b, m->th_min, (size_t)m->L * sizeof *m->th_min));
-    STRUX_TRY(strux_blob_put(b, m->eps, (size_t)m->L * sizeof *m->eps));
+    STRUX_TRY(strux_label_shrink_save(&m->shrink, b));
+    STRUX_TRY(strux_blob_put(b, &m->blocks, sizeof m->blocks));
     return strux_blob_put(b, m->out + d->off[i0], (size_t)(d->off[i1] - d->off[i0]));
 }
 
@@ -326,13 +380,14 @@ static strux_status m3l_load(strux_solver *s, dual_data *d, int64_t i0, int64_t 
 {
     (void)s;
     m3l_data *m = d->mdata;
-    STRUX_TRY(strux_blob_get(b, m->th_max, (size_t)m->L * sizeof *m->th_max,
-                             "m3l shrinking thresholds"));
-    STRUX_TRY(strux_blob_get(b, m->th_min, (size_t)m->L * sizeof *m->th_min,
-                             "m3l shrinking thresholds"));
-    STRUX_TRY(strux_blob_get(b, m->eps, (size_t)m->L * sizeof *m->eps, "m3l shrinking ranges"));
-    return strux_blob_get(b, m->out + d->off[i0], (size_t)(d->off[i1] - d->off[i0]),
-                          "m3l shrunk coordinates");
+    STRUX_TRY(strux_label_shrink_load(&m->shrink, b));
+    STRUX_TRY(strux_blob_get(b, &m->blocks, sizeof m->blocks, "m3l schedule"));
+    STRUX_TRY(strux_blob_get(b, m->out + d->off[i0], (size_t)(d->off[i1] - d->off[i0]),
+                             "m3l shrunk coordinates"));
+    for (int64_t j = d->off[i0]; j < d->off[i1]; j++)
+        m->shrink.n_out += m->out[j];
+    list_awake(m);
+    return STRUX_OK;
 }
 
 static void m3l_destroy(dual_data *d)
@@ -347,18 +402,22 @@ static void m3l_destroy(dual_data *d)
     strux_free(&m->dc);
     strux_free(&m->rdc);
     strux_free(&m->out);
-    strux_free(&m->th_max);
-    strux_free(&m->th_min);
-    strux_free(&m->pg_max);
-    strux_free(&m->pg_min);
-    strux_free(&m->red);
-    strux_free(&m->eps);
+    strux_free(&m->sign);
+    strux_free(&m->xx);
+    strux_free(&m->list);
+    strux_free(&m->cnt);
+    strux_free(&m->cur);
+    strux_free(&m->labels);
+    strux_free(&m->awake);
+    strux_label_shrink_free(&m->shrink);
     strux_free(&d->mdata);
 }
 
 static const dual_method m3l_method = {.visit = m3l_visit,
+                                       .pass = m3l_pass,
                                        .setup = m3l_setup,
                                        .epoch_done = m3l_epoch_done,
+                                       .reset = m3l_reset,
                                        .save = m3l_save,
                                        .load = m3l_load,
                                        .destroy = m3l_destroy};
@@ -368,6 +427,7 @@ strux_status strux_solver_create_m3l(strux_solver *s)
     STRUX_TRY(strux_dual_attach(s, &m3l_method));
     m3l_ops = strux_dual_ops;
     m3l_ops.certificate = m3l_certificate;
+    m3l_ops.converged = m3l_converged;
     s->ops = &m3l_ops;
     return STRUX_OK;
 }
