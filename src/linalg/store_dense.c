@@ -8,6 +8,16 @@
 
 #define STORE_AHEAD 4 /* non-zeros between a run's prefetch and its use */
 
+/* The end of row r's entries below column dim (columns ascend: the kernels' loops stop there,
+ * and need no test per entry). */
+static inline int64_t dense_row_end(const strux_csr *x, int64_t r, int32_t dim)
+{
+    int64_t p = x->ptr[r + 1];
+    while (p > x->ptr[r] && x->col[p - 1] >= dim)
+        p--;
+    return p;
+}
+
 #define T double
 #define NAME(f) f##_d
 #include "store_dense_t.h"
