@@ -71,6 +71,11 @@ static void dense_add(strux_model *m, const strux_csr *x, int64_t r, int32_t n_l
         (IS_FM(m) ? add_fm_d : add_lm_d)(m, x, r, n_list, rows, cs);
 }
 
+static void dense_add_plain(strux_model *m, const strux_csr *x, int64_t r, int32_t k, double c)
+{
+    (IS_FLOAT(m) ? add_plain_f : add_plain_d)(m, x, r, k, c);
+}
+
 static int64_t offset(const strux_model *m, int32_t k, int32_t j)
 {
     return IS_FM(m) ? (int64_t)j * m->n_rows + k : (int64_t)k * m->dim + j;
@@ -167,6 +172,7 @@ const strux_store_ops strux_store_dense_ops = {
     .bytes = dense_bytes,
     .scores = dense_scores,
     .add = dense_add,
+    .add_plain = dense_add_plain,
     .get = dense_get,
     .put = dense_put,
     .row = dense_row,

@@ -115,6 +115,18 @@ static void NAME(add_fm)(strux_model *m, const strux_csr *x, int64_t r, int32_t 
     }
 }
 
+/* v_k += c·x_r, nrm untouched (strux_model_add_row_scored updates it from the row's score). */
+static void NAME(add_plain)(strux_model *m, const strux_csr *x, int64_t r, int32_t k, double c)
+{
+    const int64_t p0 = x->ptr[r], p1 = dense_row_end(x, r, m->dim);
+    const int64_t stride = m->kind.layout == STRUX_LAYOUT_FEATURE_MAJOR ? m->n_rows : 1;
+    T *restrict vk = (T *)m->v + (stride == 1 ? (int64_t)k * m->dim : k);
+    const int32_t *restrict col = x->col;
+    const float *restrict val = x->val;
+    for (int64_t p = p0; p < p1; p++)
+        vk[(int64_t)col[p] * stride] = (T)((double)vk[(int64_t)col[p] * stride] + c * (double)val[p]);
+}
+
 /* v_k ← a[k]·v_k for rows with a[k] ≠ 1. */
 static void NAME(scale_rows)(strux_model *m, const double *a)
 {

@@ -65,9 +65,9 @@ static inline int strux_label_shrink_visit(strux_label_shrink *sh, int32_t k, do
         }
         if (G < 0) pg = 0;
     }
-    sh->pg_max[k] = fmax(sh->pg_max[k], pg);
-    sh->pg_min[k] = fmin(sh->pg_min[k], pg);
-    sh->pg_abs = fmax(sh->pg_abs, fabs(pg));
+    if (pg > sh->pg_max[k]) sh->pg_max[k] = pg; /* not fmax/fmin: library calls in this loop */
+    if (pg < sh->pg_min[k]) sh->pg_min[k] = pg;
+    if (fabs(pg) > sh->pg_abs) sh->pg_abs = fabs(pg);
     return 0;
 }
 

@@ -287,7 +287,8 @@ static strux_status m3l_pass(strux_solver *s, dual_data *d, int64_t i0, int64_t 
                 coord_step(d, m, i, k, score, s->opt.lambda * d->n / v, d->sigma * m->xx[i], v);
             if (delta == 0) continue;
             if (m->prior.identity) { /* B_i·dc with one coefficient: row k of x_i */
-                strux_model_add_row(d->wl, &ds->x, i, k, d->sigma * delta);
+                strux_model_add_row_scored(d->wl, &ds->x, i, k, d->sigma * delta, score,
+                                           m->xx[i]);
                 continue;
             }
             for (int64_t p = m->prior.col_ptr[k]; p < m->prior.col_ptr[k + 1]; p++)
