@@ -2,7 +2,8 @@
 # pieces of m3l added with it, end to end on 150 scaled emotions rows (100 more as test rows):
 #  - rbf and poly kernels with R = I against a bias-free per-label SMO in numpy
 #    (tests/common/m3l_kernel_ref.py): objective to 1e-6, identical test predictions, scores of
-#    `predict --scores` to 1e-6; the model file alone (h5py) predicts the same; the α of the file
+#    `predict --scores` to 1e-6; the model file alone (h5py) and scripts/strux_model.py predict
+#    the same; the α of the file
 #    recomputes strux's primal and dual (1e-9: the book-kept gradients are the exact ones) and its
 #    coef (R·(y∘α)); a 1 MB cache (two rows at most) gives the same model bit for bit;
 #  - the linear kernel is m3l: the same objective (1e-6) and predictions, /weights within 1e-6;
@@ -85,6 +86,11 @@ PY
 done
 $PY $KREF predict "$WORK/rbf.h5" "$WORK/te.svm" "$WORK/file.pred" && cmp -s "$WORK/file.pred" "$WORK/rbf.pred"
 ok $? "rbf: the model file alone (sv, coef, kernel attributes) predicts the same"
+for k in rbf poly; do
+    $PY scripts/strux_model.py predict --model "$WORK/$k.h5" --data "$WORK/te.svm" \
+        --out "$WORK/$k.py.pred" && cmp -s "$WORK/$k.py.pred" "$WORK/$k.pred" || exit 1
+done
+ok $? "scripts/strux_model.py predicts the rbf and poly models as strux predict does"
 $PY $KREF check "$WORK/rbf.h5" "$WORK/tr.svm" 0.01 >"$WORK/check.json"
 out=$(rel "$(last rbf primal)" "$(field "$WORK/check.json" primal)" 1e-9 &&
     rel "$(last rbf dual)" "$(field "$WORK/check.json" dual)" 1e-9)
