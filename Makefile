@@ -99,6 +99,9 @@ $(BUILD)/bench/%: bench/%.c $(LIB)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_ALL) $< $(LIB) $(LDLIBS_ALL) -o $@
 
+# LIBLINEAR through its API (liblinear-dev): bench/m3l.sh times it in memory
+$(BUILD)/bench/liblinear_time: LDLIBS_ALL += -llinear
+
 $(BUILD)/obj/tests/%.o: CFLAGS_ALL += -Itests/common
 
 demo: $(BIN)

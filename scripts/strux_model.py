@@ -10,7 +10,10 @@ the predicted label text is byte-identical to `strux predict --out`.
 
 One predict function per task, found in PREDICTORS (multilabel, rta, hierarchy: trees and
 single-label DAGs, from /hierarchy; a multi-label DAG needs an LP and is refused); a model of
-another task is an error that names the supported ones.
+another task is an error that names the supported ones. A kernel model of solver.type =
+m3l_kernel (/m3l/kernel) scores with its expansion f_l(x) = sum_s coef[s, l] K(sv_s, x) (K on the
+features without the bias column, b0^2 added); its sums run in another order than strux's, so
+its scores agree to rounding (a score within ~1e-12 of 0 could tip the other way).
 
 As a module (needs h5py and numpy; Debian's python3-h5py, python3-numpy):
     import strux_model
@@ -109,6 +112,18 @@ class Model:
                          "model": _text(attrs.get("hierarchy_model", "")),
                          "label_space": _text(attrs.get("label_space", ""))} \
                 if "hierarchy" in f else None
+            # solver.type = m3l_kernel: the kernel expansion of /m3l
+            self.kexp = None
+            if "m3l/kernel" in f:
+                k = f["m3l/kernel"].attrs
+                sv = f["m3l/sv"]
+                ptr, idx = sv["indptr"][:], sv["indices"][:]
+                val = np.asarray(sv["values"][:], dtype=np.float64)
+                V = np.zeros((len(ptr) - 1, int(sv.attrs["n_features"])))
+                V[np.repeat(np.arange(len(ptr) - 1), np.diff(ptr)), idx] = val
+                self.kexp = {"type": _text(k["type"]), "gamma": float(k["gamma"]),
+                             "degree": int(k["degree"]), "coef0": float(k["coef0"]),
+                             "b0": float(k["b0"]), "sv": V, "coef": f["m3l/coef"][:]}
         self.config = configparser.ConfigParser(delimiters=("=",), interpolation=None)
         self.config.read_string(self.config_text, source=f"{path}:/config")
         self.bias = float(self.config.get("data", "bias", fallback="0"))
@@ -119,6 +134,18 @@ class Model:
         self.n_rows, self.dim = self.weights.shape
         # the data's own feature columns: the bias column is the model's last when bias > 0
         self.data_dim = self.dim - (1 if self.bias > 0 else 0)
+
+    def row(self, data, r):
+        """Row r's columns and values as strux reads them (data.normalize applied)."""
+        a, b = data.indptr[r], data.indptr[r + 1]
+        v = data.values[a:b].astype(np.float64)
+        if self.normalize and b > a:
+            # dataset.c strux_dataset_normalize_rows: a sequential double sum of squares,
+            # v * (1 / sqrt(ss)) rounded back to float32
+            ss = np.cumsum(v * v)[-1]
+            if ss > 0:
+                v = (v * (1 / np.sqrt(ss))).astype(np.float32).astype(np.float64)
+        return data.indices[a:b], v
 
     def scores(self, data):
         """s[i, k] = w_k . x_i for every example and weight row, summed as strux sums (csr.c
@@ -134,16 +161,9 @@ class Model:
             cols = np.zeros((hi - lo, width), dtype=np.int64)
             vals = np.zeros((hi - lo, width), dtype=np.float64)
             for r in range(lo, hi):
-                a, b = data.indptr[r], data.indptr[r + 1]
-                cols[r - lo, : b - a] = data.indices[a:b]
-                v = data.values[a:b].astype(np.float64)
-                if self.normalize and b > a:
-                    # dataset.c strux_dataset_normalize_rows: a sequential double sum of squares,
-                    # v * (1 / sqrt(ss)) rounded back to float32
-                    ss = np.cumsum(v * v)[-1]
-                    if ss > 0:
-                        v = (v * (1 / np.sqrt(ss))).astype(np.float32).astype(np.float64)
-                vals[r - lo, : b - a] = v
+                c, v = self.row(data, r)
+                cols[r - lo, : len(c)] = c
+                vals[r - lo, : len(c)] = v
             s = np.zeros((hi - lo, self.n_rows))
             # position by position: each example's sum runs over its non-zeros in order; padded
             # positions add 0 * w = +-0, which leaves every sum unchanged
@@ -153,6 +173,23 @@ class Model:
                 s += bias32 * W[:, self.dim - 1][None, :]
             out[lo:hi] = s
         return out
+
+    def kernel_scores(self, data):
+        """f[i, l] = sum_s coef[s, l] K(sv_s, x_i) of a kernel model (docs/model-format.md)."""
+        e = self.kexp
+        V = e["sv"]
+        X = np.zeros((len(data), V.shape[1]))
+        for r in range(len(data)):
+            c, v = self.row(data, r)
+            keep = c < V.shape[1]
+            X[r, c[keep]] = v[keep]
+        G = X @ V.T
+        if e["type"] == "rbf":
+            d2 = (X * X).sum(1)[:, None] + (V * V).sum(1)[None, :] - 2 * G
+            G = np.exp(-e["gamma"] * np.maximum(d2, 0))
+        elif e["type"] == "poly":
+            G = (e["gamma"] * G + e["coef0"]) ** e["degree"]
+        return (G + e["b0"] ** 2) @ e["coef"]
 
     def predict(self, data, fmt="ids"):
         """One label text per example, as `strux predict --out [--format fmt]` writes it."""
@@ -172,8 +209,9 @@ class Model:
 
 
 def predict_multilabel(model, data):
-    """multilabel (docs/model-format.md): label k is on iff w_k . x > 0; ids joined by ','."""
-    s = model.scores(data)
+    """multilabel (docs/model-format.md): label k is on iff w_k . x > 0 (a kernel model: its
+    expansion's f_k(x) > 0); ids joined by ','."""
+    s = model.kernel_scores(data) if model.kexp else model.scores(data)
     return [",".join(str(k) for k in np.flatnonzero(row > 0)) for row in s]
 
 

@@ -60,6 +60,10 @@ strux_status strux_comm_allgather(strux_comm *c, const double *buf, int64_t n, d
 strux_status strux_comm_sum_sparse(strux_comm *c, const strux_sparse_rows *parts, int32_t n_parts,
                                    int host_leaders, strux_sparse_rows *out,
                                    strux_sparse_rows work[2]);
+/* The largest of every rank's (*value, *index) pair, ties going to the lowest index (MPI_MAXLOC
+ * on a double and an int64: M3L's kernel SMO picks its working set so, specs/m3l.md §7.2, A17),
+ * into *value and *index on every rank. Collective. */
+strux_status strux_comm_allreduce_maxloc(strux_comm *c, double *value, int64_t *index);
 /* Broadcast bytes from root. Collective. */
 strux_status strux_comm_bcast(strux_comm *c, void *buf, size_t bytes, int root);
 /* Concatenate every rank's bytes on root in rank order. On root *out (allocated with strux_alloc,

@@ -155,6 +155,8 @@ enum {
                                           (1-vs-All over the label set): multilabel */
     STRUX_CAP_PRUNE = 1u << 17,        /* solver: its iterate can be pruned between epochs
                                           (model.prune_every): the CoCoA+ engine's */
+    STRUX_CAP_KERNEL_MODEL = 1u << 18, /* solver: its model is a kernel expansion over training
+                                          rows (m3l_kernel), not weights on the features */
 };
 /* The names of the flags set in caps, comma-separated, into buf ("" for none). */
 void strux_caps_format(unsigned caps, char *buf, size_t n);

@@ -325,6 +325,31 @@ strux_status strux_hier_gen_row(strux_hier_gen *g, int64_t row, int32_t *col, fl
                                 int32_t *nnz, int32_t *labels, int32_t *n_labels);
 void strux_hier_gen_destroy(strux_hier_gen **g);
 
+/* ---- zero-shot data (data/synth_zeroshot.c, `strux gen --zero-shot`; specs/m3l.md §7.1 (i)):
+ * disjoint training and test categories with ±1 attribute signatures whose paired attributes
+ * (2j, 2j + 1) correlate with one sign on the training categories and the other on the test
+ * categories, dense Gaussian features around category means built from the signatures plus a
+ * category offset. ---- */
+typedef struct strux_zeroshot_options {
+    int64_t train_rows, test_rows; /* rows of each set, > 0 */
+    int32_t dim;                   /* dense features D, > 0 */
+    int32_t n_labels;              /* attributes L, > 0 */
+    int32_t train_classes, test_classes; /* categories of each set, > 0 */
+    double train_corr;             /* pair correlation on training categories, in [0, 1] */
+    double test_corr;              /* its negative on test categories, in [0, 1] */
+    double noise;                  /* per-feature noise std of a row around its category mean */
+    double spread;                 /* per-feature std of a category's own offset */
+    uint64_t seed;
+} strux_zeroshot_options;
+/* STRUX_ERR_CONFIG naming the option out of range. Not Collective. */
+strux_status strux_zeroshot_check(const strux_zeroshot_options *o);
+/* The training and test sets (1-rank datasets, no bias), the test categories' shares of the test
+ * rows into test_p (test_classes entries) and their signatures into test_signatures
+ * (test_classes × L, ±1). Errors: as strux_zeroshot_check, STRUX_ERR_NOMEM. Not Collective. */
+strux_status strux_zeroshot_generate(const strux_zeroshot_options *o, strux_dataset **train,
+                                     strux_dataset **test, double *test_p,
+                                     signed char *test_signatures);
+
 /* Per-example loss weights from a text file of one non-negative number per line, one line per
  * example of the whole file (in file order): the local slice goes to ds->weight, the sum over
  * every line to ds->weight_sum. Errors (STRUX_ERR_INPUT, file:line): a line that is not a finite

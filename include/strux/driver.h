@@ -120,6 +120,22 @@ double strux_driver_train_seconds(const strux_driver *d);
  * label per line in example order (*text owned by the caller, *len bytes; other ranks get NULL). */
 strux_status strux_evaluate(strux_comm *comm, strux_task *t, const strux_model *m,
                             const strux_dataset *ds, strux_scores *out, char **text, size_t *len);
+/* What strux_evaluate_with scores with and returns besides the metrics. */
+typedef struct strux_eval_request {
+    const strux_model *model; /* the weights, used when kexp is NULL */
+    const strux_kexp *kexp;   /* a kernel expansion scoring the rows (m3l_kernel), or NULL; the
+                                 task's potentials must be its row scores */
+    char **text;              /* non-NULL: the predictions to rank 0, as strux_evaluate */
+    size_t *len;
+    char **scores;            /* non-NULL: the row scores to rank 0, one line per example in
+                                 example order, the model's rows as %.17g separated by spaces
+                                 (`strux predict --scores`); needs a task whose potentials are
+                                 its row scores */
+    size_t *scores_len;
+} strux_eval_request;
+/* strux_evaluate with the request's model or kernel expansion and outputs. Collective. */
+strux_status strux_evaluate_with(strux_comm *comm, strux_task *t, const strux_dataset *ds,
+                                 const strux_eval_request *rq, strux_scores *out);
 
 /* ---- the SSVM α update of the hierarchy task (src/solvers/alpha.c, hierarchical.md §4.2) ----
  * A hook that learns the node weights α of task.model = ssvm jointly with the weights: every

@@ -11,6 +11,7 @@
 
 #include "strux/data.h"
 #include "strux/hierarchy.h"
+#include "strux/kernel.h"
 #include "strux/model.h"
 
 /* ---- training curve: named columns, one row per epoch ---- */
@@ -46,6 +47,8 @@ typedef struct strux_m3l_info {
     double eig_min, eig_max;
     double lambda;      /* solver.lambda */
     double C_paper;     /* the paper's C = 1/(2λn) */
+    strux_kexp kexp;    /* solver.type = m3l_kernel: the kernel expansion (/m3l/kernel, /m3l/sv,
+                           /m3l/alpha, /m3l/coef), owned; kexp.n_labels = 0 for a linear model */
 } strux_m3l_info;
 /* Rate-constrained training (issue 15; /rates, src/io/model_rates.c): the constraint table, the
  * multipliers and the randomised classifier. m = 0: no /rates group. */

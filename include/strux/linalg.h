@@ -74,6 +74,10 @@ void strux_gram_cols(int64_t rows, int32_t cols, double alpha, const double *A, 
 /* y = alpha·A·x + beta·y for a column-major rows×cols matrix A (BLAS dgemv). */
 void strux_gemv_cols(int64_t rows, int32_t cols, double alpha, const double *A, const double *x,
                      double beta, double *y);
+/* A += alpha·x·yᵀ for a row-major rows×cols matrix A (BLAS dger; x has rows entries, y cols):
+ * the rank-1 update of M3L's delayed gradient flush (specs/m3l.md §2.5). */
+void strux_ger_rows(int32_t rows, int64_t cols, double alpha, const double *x, const double *y,
+                    double *A);
 /* x = A⁺b for a dense symmetric positive semi-definite n×n matrix A (not changed): the
  * pseudo-inverse from strux_sym_eig with eigenvalues at or below n·ε·λ_max dropped (MATLAB pinv's
  * cutoff, rta.md A24). Errors as strux_sym_eig. */

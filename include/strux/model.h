@@ -140,6 +140,11 @@ void strux_model_add_rows(strux_model *m, const strux_csr *x, int64_t r, const i
                           int32_t n, double a, const double *c);
 /* w_k += c·x_r. */
 void strux_model_add_row(strux_model *m, const strux_csr *x, int64_t r, int32_t k, double c);
+/* The same when the caller knows score = w_k·x_r before the update and xx = ||x_r||² (over the
+ * columns below dim): a double dense store then updates ||w_k||² from them (2c·score + c²·xx)
+ * instead of entry by entry (a dual coordinate step's update: half the work per entry). */
+void strux_model_add_row_scored(strux_model *m, const strux_csr *x, int64_t r, int32_t k, double c,
+                                double score, double xx);
 /* The n_extra free parameters (dense doubles, owned by m; writable through a non-const model). */
 double *strux_model_extra(const strux_model *m);
 

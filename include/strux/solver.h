@@ -20,8 +20,23 @@ typedef struct strux_m3l_options {
     char classes[STRUX_OPT_STR];    /* m3l.classes: test classes `p l1,l2,...` (prior = zero_shot) */
     double shrink;                  /* m3l.shrink: R ← (1 − s)·R + s·I */
     int shrinking;                  /* m3l.shrinking: per-label active sets */
+    double pg_tol;        /* m3l.pg_tol: stop once max |projected gradient| ≤ it (0: off) */
+    double block_switch;  /* m3l.block_switch: label blocks once max |ĝ| < it (0: never) */
+    int64_t steps_per_label;        /* m3l.steps_per_label: SMO steps per outer iteration (0: L) */
+    char schedule[STRUX_OPT_STR];   /* m3l.schedule: joint|per_label (m3l_kernel) */
 } strux_m3l_options;
 extern const strux_opt_spec strux_m3l_opt_specs[]; /* section [m3l] */
+
+/* Section [kernel]: the kernel of solver.type = m3l_kernel (issue 16, specs/m3l.md §2). */
+typedef struct strux_kernel_options {
+    char type[STRUX_OPT_STR];            /* kernel.type: linear|rbf|poly */
+    double gamma;                        /* kernel.gamma: γ of rbf and poly (0: 1/features) */
+    int64_t degree;                      /* kernel.degree: poly, 1..10 */
+    double coef0;                        /* kernel.coef0: poly */
+    double cache_mb;                     /* kernel.cache_mb: MB of kernel rows per rank */
+    char cache_precision[STRUX_OPT_STR]; /* kernel.cache_precision: float|double */
+} strux_kernel_options;
+extern const strux_opt_spec strux_kernel_opt_specs[]; /* section [kernel] */
 
 typedef struct strux_solver_options {
     char type[STRUX_OPT_STR]; /* solver.type */
@@ -46,7 +61,8 @@ typedef struct strux_solver_options {
     int shrinking;              /* solver.shrinking: sdca leaves settled hinge coordinates out */
     char dual_blocks[STRUX_OPT_STR]; /* solver.dual_blocks: sdca's hinge duals, auto|dense|sparse */
     int active_sets;            /* solver.active_sets: sdca's 1-vs-All primal-dual active sets */
-    strux_m3l_options m3l;      /* section [m3l] (solver.type = m3l) */
+    strux_m3l_options m3l;      /* section [m3l] (solver.type = m3l, m3l_kernel) */
+    strux_kernel_options kernel; /* section [kernel] (solver.type = m3l_kernel) */
 } strux_solver_options;
 extern const strux_opt_spec strux_solver_opt_specs[]; /* section [solver] */
 
@@ -156,6 +172,16 @@ strux_status strux_solver_save_examples(const strux_solver *s, int64_t i0, int64
 strux_status strux_solver_load_examples(strux_solver *s, int64_t i0, int64_t i1, strux_blob *b);
 /* Primal (and dual, gap) at the current model. Collective. */
 strux_status strux_solver_certificate(strux_solver *s, strux_certificate *c);
+/* Has the solver's own stopping rule been met after the last epoch (m3l.pg_tol: every
+ * projected gradient within the tolerance)? 0 for solvers without one. Identical on every rank.
+ * Not Collective. */
+int strux_solver_converged(const strux_solver *s);
+/* Fill the parts of a model file's info that follow the iterate (solver.type = m3l_kernel: the
+ * kernel expansion of the current α, /m3l/sv, /m3l/alpha, /m3l/coef, gathered from every rank
+ * into info->m3l.kexp on every rank); nothing for other solvers. Call before the solver is
+ * released. Collective. */
+struct strux_model_info;
+strux_status strux_solver_export_info(strux_solver *s, struct strux_model_info *info);
 /* The solver's own record columns (NULL-terminated names; NULL: none), and their values for the
  * last epoch into values (Collective; rta: cert_rate, candidates, inference_s, update_s). */
 const char *const *strux_solver_columns(const strux_solver *s);

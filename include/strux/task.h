@@ -148,6 +148,14 @@ void strux_pot_free(strux_pot *pot);
 
 strux_status strux_task_potentials(const strux_task *t, const strux_model *m,
                                    const strux_dataset *ds, int64_t i, strux_pot *pot);
+/* The potentials of example i from its row scores (row_scores[k] = the score of weight row k,
+ * k < the model's rows) for a model the weight store cannot hold (M3L's kernel expansion), or the
+ * scores `strux predict --scores` writes. STRUX_ERR_UNSUPPORTED for a task whose potentials are
+ * more than its row scores (every task but multilabel). */
+strux_status strux_task_potentials_scores(const strux_task *t, const strux_dataset *ds, int64_t i,
+                                          const double *row_scores, strux_pot *pot);
+/* Are the task's potentials its row scores (strux_task_potentials_scores supported)? */
+int strux_task_scores_are_potentials(const strux_task *t);
 strux_status strux_task_truth(const strux_task *t, const strux_dataset *ds, int64_t i,
                               strux_label *y);
 /* The (constrained) λ-oracle; counted. */

@@ -151,6 +151,12 @@ void strux_cli_memory_with_data(strux_comm *comm, const strux_run_options *o,
 strux_status strux_cli_memory_check(strux_comm *comm, const strux_run_options *o,
                                     const strux_memory_estimate *e, const char *when);
 
+/* gen.c: LIBSVM/XMC text (`N D L`, then `l1,l2 j:v ...` per row; labels 0-based, features
+ * 1-based, %.9g round-trips every float), atomically. gen_zeroshot.c: `strux gen --zero-shot`
+ * (rank 0's part). */
+strux_status strux_cli_write_svm(const char *path, const strux_dataset *ds);
+strux_status strux_cli_gen_zeroshot(int argc, char **argv);
+
 int strux_cmd_train(strux_comm *comm, int argc, char **argv);
 int strux_cmd_predict(strux_comm *comm, int argc, char **argv);
 int strux_cmd_eval(strux_comm *comm, int argc, char **argv);

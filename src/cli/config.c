@@ -172,6 +172,10 @@ static const section sections[] = {
     {"m3l", strux_m3l_opt_specs,
      offsetof(strux_run_options, solver) + offsetof(strux_solver_options, m3l), solver_reads,
      strux_solver_key_readers, NULL},
+    /* solver.type = m3l_kernel: its kernel, in the solver's options too */
+    {"kernel", strux_kernel_opt_specs,
+     offsetof(strux_run_options, solver) + offsetof(strux_solver_options, kernel), solver_reads,
+     strux_solver_key_readers, NULL},
 };
 
 /* Sections whose keys the user names (issue 15): read with strux_config_each, not resolved. */

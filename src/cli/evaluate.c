@@ -1,7 +1,8 @@
-/* cli/evaluate.c - scoring data with a trained model: `strux predict` (one label per line) and
- * `strux eval` (one JSON object of the task's metrics), and the evaluation step `strux train` runs
- * on data.test. Each rank scores its own shard; metrics are sums reduced over ranks; predictions
- * are gathered to rank 0 in example order and written atomically. */
+/* cli/evaluate.c - scoring data with a trained model: `strux predict` (one label per line, and
+ * with --scores the row scores) and `strux eval` (one JSON object of the task's metrics), and the
+ * evaluation step `strux train` runs on data.test. A kernel model (/m3l/kernel) scores through
+ * its expansion. Each rank scores its own shard; metrics are sums reduced over ranks;
+ * predictions are gathered to rank 0 in example order and written atomically. */
 #include "cli.h"
 
 #include <stdio.h>
@@ -157,17 +158,26 @@ static strux_status log_lp_counters(strux_comm *comm, const strux_task *t, char 
     return STRUX_OK;
 }
 
-/* Score the data; with pred_path, rank 0 writes the predictions there atomically. */
+/* Score the data; with pred_path (scores_path), rank 0 writes the predictions (the row scores)
+ * there atomically. */
 static strux_status score(strux_comm *comm, const loaded_model *lm, const char *pred_path,
-                          strux_scores *sc)
+                          const char *scores_path, strux_scores *sc)
 {
-    char *text = NULL;
-    size_t len = 0;
-    strux_status st =
-        strux_evaluate(comm, lm->task, lm->model, lm->data, sc, pred_path ? &text : NULL, &len);
+    char *text = NULL, *scores = NULL;
+    size_t len = 0, scores_len = 0;
+    strux_eval_request rq = {.model = lm->model,
+                             .kexp = lm->info.m3l.kexp.n_labels > 0 ? &lm->info.m3l.kexp : NULL,
+                             .text = pred_path ? &text : NULL,
+                             .len = &len,
+                             .scores = scores_path ? &scores : NULL,
+                             .scores_len = &scores_len};
+    strux_status st = strux_evaluate_with(comm, lm->task, lm->data, &rq, sc);
     if (st == STRUX_OK && pred_path && strux_comm_rank(comm) == 0)
         st = strux_io_write_atomic(pred_path, text, len);
+    if (st == STRUX_OK && scores_path && strux_comm_rank(comm) == 0)
+        st = strux_io_write_atomic(scores_path, scores, scores_len);
     strux_free(&text);
+    strux_free(&scores);
     return strux_comm_agree(comm, st);
 }
 
@@ -214,25 +224,28 @@ static strux_status load(strux_comm *comm, const char *model_path, const char *d
     ro.dim_origin = origin;
     STRUX_TRY(strux_cli_dataset_load(comm, data_path, &ro, &lm->data));
     STRUX_TRY(strux_cli_report_dropped(comm, lm->data));
-    STRUX_TRY(strux_cli_report_unseen(comm, lm->model, lm->data));
+    if (lm->info.m3l.kexp.n_labels == 0) /* a kernel model has no weights to be zero */
+        STRUX_TRY(strux_cli_report_unseen(comm, lm->model, lm->data));
     STRUX_TRY(strux_comm_agree(comm, strux_task_check(lm->task, lm->data)));
     return strux_comm_agree(comm, strux_task_export(lm->task, NULL));
 }
 
-/* --model M --data D [--out P] [--format F] [--rule R]; out, format and rule may be NULL when not
- * accepted. */
+/* --model M --data D [--out P] [--scores S] [--format F] [--rule R]; out, scores, format and
+ * rule may be NULL when not accepted. */
 static strux_status parse(int argc, char **argv, const char **model, const char **data,
-                          const char **out, const char **format, const char **rule,
-                          const char *usage)
+                          const char **out, const char **scores, const char **format,
+                          const char **rule, const char *usage)
 {
     *model = *data = NULL;
     if (out) *out = NULL;
+    if (scores) *scores = NULL;
     if (format) *format = "ids";
     if (rule) *rule = "deterministic";
     for (int k = 1; k < argc; k++) {
         const char **slot = strcmp(argv[k], "--model") == 0              ? model
                             : strcmp(argv[k], "--data") == 0             ? data
                             : out && strcmp(argv[k], "--out") == 0       ? out
+                            : scores && strcmp(argv[k], "--scores") == 0 ? scores
                             : format && strcmp(argv[k], "--format") == 0 ? format
                             : rule && strcmp(argv[k], "--rule") == 0     ? rule
                                                                          : NULL;
@@ -250,20 +263,35 @@ static strux_status parse(int argc, char **argv, const char **model, const char 
 
 int strux_cmd_predict(strux_comm *comm, int argc, char **argv)
 {
-    const char *model, *data, *out, *format, *rule;
+    const char *model, *data, *out, *scores, *format, *rule;
     loaded_model lm = {0};
     strux_scores sc;
     strux_status st = strux_comm_agree(
-        comm, parse(argc, argv, &model, &data, &out, &format, &rule,
-                    "strux predict --model MODEL --data DATA --out PREDICTIONS "
+        comm, parse(argc, argv, &model, &data, &out, &scores, &format, &rule,
+                    "strux predict --model MODEL --data DATA --out PREDICTIONS [--scores FILE] "
                     "[--format ids|paths] [--rule deterministic|randomised]"));
     if (st == STRUX_OK) {
-        /* before reading anything: --out must not be an input, a device, a FIFO or a directory */
-        const char *inputs[] = {model, data};
+        /* before reading anything: --out and --scores must not be an input, a device, a FIFO or
+         * a directory, nor the same file */
+        const char *inputs[] = {model, data, out};
         if (strux_comm_rank(comm) == 0) st = strux_io_check_output(out, inputs, 2);
+        if (st == STRUX_OK && scores && strux_comm_rank(comm) == 0)
+            st = strux_io_check_output(scores, inputs, 3);
         st = strux_comm_agree(comm, st);
     }
+    if (st == STRUX_OK && scores && strcmp(rule, "randomised") == 0)
+        st = strux_comm_agree(comm, strux_error_set(STRUX_ERR_CONFIG, __FILE__, __LINE__,
+                                                    __func__,
+                                                    "--scores writes the model's scores, which "
+                                                    "--rule randomised does not use"));
     if (st == STRUX_OK) st = load(comm, model, data, &lm);
+    if (st == STRUX_OK && scores && !strux_task_scores_are_potentials(lm.task))
+        st = strux_comm_agree(comm, strux_error_set(STRUX_ERR_CONFIG, __FILE__, __LINE__,
+                                                    __func__,
+                                                    "--scores: the potentials of task %s are more "
+                                                    "than one score per weight row; --scores is "
+                                                    "for multilabel models",
+                                                    strux_task_name(lm.task)));
     if (st == STRUX_OK && strcmp(format, "paths") == 0) /* names: the model's data.label_names */
         st = strux_comm_agree(comm, strux_task_hierarchy_set_format(lm.task, 1, lm.info.label_names,
                                                                     lm.info.n_labels));
@@ -283,7 +311,7 @@ int strux_cmd_predict(strux_comm *comm, int argc, char **argv)
         strux_free(&text);
         st = strux_comm_agree(comm, st);
     } else if (st == STRUX_OK) {
-        st = score(comm, &lm, out, &sc);
+        st = score(comm, &lm, out, scores, &sc);
     }
     if (st == STRUX_OK)
         strux_log(STRUX_LOG_INFO, "%lld predictions (%s) written to %s",
@@ -300,10 +328,11 @@ int strux_cmd_eval(strux_comm *comm, int argc, char **argv)
     strux_scores sc;
     strux_status st = strux_comm_agree(
         comm,
-        parse(argc, argv, &model, &data, NULL, NULL, NULL, "strux eval --model MODEL --data DATA"));
+        parse(argc, argv, &model, &data, NULL, NULL, NULL, NULL,
+              "strux eval --model MODEL --data DATA"));
     char *extra = NULL;
     if (st == STRUX_OK) st = load(comm, model, data, &lm);
-    if (st == STRUX_OK) st = score(comm, &lm, NULL, &sc);
+    if (st == STRUX_OK) st = score(comm, &lm, NULL, NULL, &sc);
     /* a rate-constrained model: its datasets and constraints on DATA, deterministic and
      * randomised; any file but data.train is read as data.test (`rows` uses its TEST_FILE) */
     if (st == STRUX_OK && lm.rates)

@@ -3,7 +3,8 @@
  * (io/dataset_file.c), or as LIBSVM/XMC text with its `N D L` header when OUTPUT ends in .svm
  * (small sets: tests, other tools). A test set of the same model is the same --seed with
  * --row-offset past the training rows. With --shape, the hierarchical generators of
- * cli/gen_shape.c instead. Rank 0 generates and writes; other ranks wait for its status. */
+ * cli/gen_shape.c instead; with --zero-shot the zero-shot generator of gen_zeroshot.c. Rank 0
+ * generates and writes; other ranks wait for its status. */
 #include "cli.h"
 
 #include <errno.h>
@@ -69,9 +70,7 @@ int strux_cli_ends_with(const char *s, const char *suffix)
     return n >= m && strcmp(s + n - m, suffix) == 0;
 }
 
-/* LIBSVM/XMC text: `N D L`, then `l1,l2 j:v ...` per row (labels 0-based, features 1-based;
- * %.9g round-trips every float), atomically. */
-static strux_status write_svm(const char *path, const strux_dataset *ds)
+strux_status strux_cli_write_svm(const char *path, const strux_dataset *ds)
 {
     char tmp[4200];
     strux_io_temp_name(path, tmp, sizeof tmp);
@@ -179,7 +178,8 @@ static strux_status gen(int argc, char **argv)
     double t0 = strux_time_now();
     STRUX_TRY(strux_dataset_generate(&o, &ds));
     double t1 = strux_time_now();
-    strux_status st = strux_cli_ends_with(out, ".svm") ? write_svm(out, ds) : strux_io_dataset_save(out, ds);
+    strux_status st = strux_cli_ends_with(out, ".svm") ? strux_cli_write_svm(out, ds)
+                                                     : strux_io_dataset_save(out, ds);
     if (st == STRUX_OK)
         strux_log(STRUX_LOG_INFO,
                   "%s: %lld rows from row %lld, %d features, %d labels, %lld non-zeros, %.3f "
@@ -194,5 +194,8 @@ static strux_status gen(int argc, char **argv)
 
 int strux_cmd_gen(strux_comm *comm, int argc, char **argv)
 {
+    for (int k = 1; k < argc; k++) /* the zero-shot generator (gen_zeroshot.c) */
+        if (strcmp(argv[k], "--zero-shot") == 0)
+            return strux_cli_run_on_root(comm, strux_cli_gen_zeroshot, argc, argv);
     return strux_cli_run_on_root(comm, gen, argc, argv);
 }

@@ -26,10 +26,13 @@ static const usage usages[] = {
               "  its epoch, with exit status 0) with the same number of ranks; without CONFIG\n"
               "  the checkpoint's stored config is used. The result equals an uninterrupted\n"
               "  run's.\n"},
-    {"predict", "strux predict --model MODEL --data DATA --out PREDICTIONS [--format ids|paths]\n"
+    {"predict", "strux predict --model MODEL --data DATA --out PREDICTIONS [--scores FILE]\n"
+                "              [--format ids|paths] [--rule deterministic|randomised]\n"
                 "  Write one predicted label per line of DATA (multilabel: ids joined by ',';\n"
                 "  hierarchy: the closure's ids, or with --format paths each most specific node\n"
-                "  as its root path of data.label_names names joined by '/').\n"},
+                "  as its root path of data.label_names names joined by '/'). --scores FILE\n"
+                "  (multilabel) also writes each example's L scores, one line per example\n"
+                "  (label l is predicted iff its score > 0; a kernel model's f_l(x)).\n"},
     {"eval", "strux eval --model MODEL --data DATA\n"
              "  Print the task's metrics on DATA as one JSON object (multilabel: hamming_loss,\n"
              "  subset_accuracy, micro_f1, macro_f1, example_f1, n).\n"},
@@ -64,7 +67,17 @@ static const usage usages[] = {
             "  document. Labels are closures without the root (swiki: leaves, as LSHTC).\n"
             "  Rows are drawn from (seed, row) alone, so --row-offset cuts the same set; they\n"
             "  are streamed (memory does not grow with N). OUTPUT ending in .svm or .txt is\n"
-            "  text (swiki: LSHTC lines without a header), else the HDF5 container.\n"},
+            "  text (swiki: LSHTC lines without a header), else the HDF5 container.\n"
+            "strux gen PREFIX --zero-shot --rows N --test-rows M [--features D] [--labels L]\n"
+            "          [--train-classes C] [--test-classes T] [--train-corr R] [--test-corr R]\n"
+            "          [--noise S] [--spread S] [--seed S]\n"
+            "  Write zero-shot data (specs/m3l.md 7.1 (i)): C training and T test categories\n"
+            "  (default 40, 10) with +-1 signatures over L attributes (default 85) whose pairs\n"
+            "  (2j, 2j+1) correlate +R on training and -R on test categories (default 0.2,\n"
+            "  0.76), D dense features (default 252) around category means (a shared map of\n"
+            "  the signature plus a category offset of std S, default 0.5) with noise S\n"
+            "  (default 1): PREFIX.train.svm, PREFIX.test.svm and PREFIX.classes (the test\n"
+            "  classes for m3l.classes, weighted by their shares of the test rows).\n"},
     {"inspect", "strux inspect MODEL\n"
                 "  Print a model's summary, provenance, training curve and resolved config.\n"},
     {"help", "strux help [COMMAND | config]\n"

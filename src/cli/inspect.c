@@ -76,6 +76,20 @@ static void print_model(const char *path, const strux_model *m, const strux_mode
                m3->prior, m3->empirical[0] ? " " : "", m3->empirical, (int)m3->n_labels,
                (int)m3->n_labels, m3->eig_min, m3->eig_max, m3->shrink, m3->source, m3->lambda,
                m3->C_paper);
+    const strux_kexp *e = &m3->kexp;
+    if (e->n_labels > 0) {
+        double bound = 0; /* α at the box's upper end C_i = 1/(λn) of LIBLINEAR's units */
+        int64_t at_bound = 0;
+        for (int64_t j = 0; j < e->n_sv * e->n_labels; j++)
+            bound = e->alpha[j] > bound ? e->alpha[j] : bound;
+        for (int64_t j = 0; j < e->n_sv * e->n_labels; j++)
+            at_bound += e->alpha[j] == bound && bound > 0;
+        printf("\nm3l kernel   %s (gamma %g, degree %d, coef0 %g, bias² %g); %lld support vectors "
+               "(%lld non-zeros), largest alpha %.6g held by %lld (example, label) pairs",
+               strux_kernel_name(e->kernel.type), e->kernel.gamma, (int)e->kernel.degree,
+               e->kernel.coef0, e->kernel.b0 * e->kernel.b0, (long long)e->n_sv,
+               (long long)e->sv.ptr[e->n_sv], bound, (long long)at_bound);
+    }
     const strux_rates_store *rs = &in->rates;
     if (rs->m > 0) {
         printf("\nrates        %d constraint(s), %lld MM step(s), v_max %g; randomised classifier: "

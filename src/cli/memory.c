@@ -48,6 +48,24 @@ static int sparse_duals(const strux_run_options *o, const char *dual_blocks, dou
                                      (int64_t)max_parts);
 }
 
+/* solver.type = m3l_kernel: α and signed gradients (doubles) and labels (bytes) per (example,
+ * label), and its kernel-row cache: kernel.cache_mb, or every local row of every example if
+ * that is less. */
+static void kernel_state(const strux_run_options *o, double n_local, double n_global, double L,
+                         strux_memory_estimate *e)
+{
+    unsigned caps = 0;
+    if (strux_solver_type_caps(o->solver.type, &caps) != STRUX_OK) {
+        strux_error_clear(); /* an unknown solver: the configuration check names it */
+        return;
+    }
+    if (!(caps & STRUX_CAP_KERNEL_MODEL)) return;
+    e->dual = n_local * L * 17;
+    double row = strcmp(o->solver.kernel.cache_precision, "double") == 0 ? 8 : 4;
+    double cache = o->solver.kernel.cache_mb * 1048576.0, all = n_local * n_global * row;
+    e->caches += cache < all ? cache : all;
+}
+
 static double value_size(const strux_run_options *o)
 {
     return strcmp(o->model.precision, "float") == 0 ? 4.0 : 8.0;
@@ -132,6 +150,7 @@ strux_status strux_cli_memory_before_data(strux_comm *comm, const strux_run_opti
             e->dual_sparse = sparse_duals(o, o->solver.dual_blocks, rows);
             if (e->dual_sparse) e->dual = sparse_duals_floor(n_local, rows);
         }
+        kernel_state(o, n_local, (double)pk.n_rows, L, e);
     }
     return STRUX_OK;
 }
@@ -166,6 +185,7 @@ void strux_cli_memory_with_data(strux_comm *comm, const strux_run_options *o,
         if (e->dual_sparse) e->dual = sparse_duals_floor((double)train->n_local, p_max);
     }
     e->caches = (double)train->n_local * 16 + (double)train->dim * 8 * 6; /* + row buffers */
+    kernel_state(o, (double)train->n_local, (double)train->n_global, n_rows, e);
 }
 
 /* MemAvailable of /proc/meminfo in bytes, or 0 when unknown. */

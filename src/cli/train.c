@@ -130,6 +130,14 @@ static strux_status parse_args(train_run *r, int argc, char **argv)
                 "model.bias_centre = %g is not supported with [constraints] (their weighted SVMs "
                 "regularise the plain ||w||²)",
                 r->opt.model.bias_centre);
+    unsigned caps = 0;
+    STRUX_TRY(strux_solver_type_caps(r->opt.solver.type, &caps));
+    STRUX_CHECK(!(caps & STRUX_CAP_KERNEL_MODEL) || strcmp(r->opt.data.scale, "none") == 0,
+                STRUX_ERR_CONFIG,
+                "data.scale = %s with solver.type = %s: a kernel model keeps its support vectors "
+                "in the training data's space, which predict cannot scale test rows into; scale "
+                "the data files beforehand (data.normalize = l2 is applied to every file alike)",
+                r->opt.data.scale, r->opt.solver.type);
     STRUX_CHECK(r->opt.solver.blocks == 0 || r->opt.solver.blocks >= strux_comm_size(r->comm),
                 STRUX_ERR_CONFIG,
                 "solver.blocks = %lld data blocks cannot be shared by %d ranks: each rank needs "
@@ -498,7 +506,9 @@ static strux_status evaluate_test(train_run *r)
     if (!r->test) return STRUX_OK;
     strux_scores sc;
     char *extra = NULL;
-    STRUX_TRY(strux_evaluate(r->comm, r->task, r->model, r->test, &sc, NULL, NULL));
+    strux_eval_request rq = {.model = r->model,
+                             .kexp = r->info.m3l.kexp.n_labels > 0 ? &r->info.m3l.kexp : NULL};
+    STRUX_TRY(strux_evaluate_with(r->comm, r->task, r->test, &rq, &sc));
     if (r->rates) /* datasets and constraints on data.test, deterministic and randomised */
         STRUX_TRY(strux_rates_report(r->rates, r->comm, r->test, 1, r->model, &r->info.rates,
                                      &extra));
@@ -517,6 +527,8 @@ int strux_cmd_train(strux_comm *comm, int argc, char **argv)
     if (st == STRUX_OK) st = run(&r);
     if (st == STRUX_OK && r.rates) /* the constraint table and the randomised classifier */
         st = strux_comm_agree(comm, strux_rates_store_fill(r.rates, &r.info.rates));
+    if (st == STRUX_OK) /* m3l_kernel: the kernel expansion goes into the file */
+        st = strux_solver_export_info(r.solver, &r.info);
     if (st == STRUX_OK) strux_solver_release(r.solver); /* the model is written without it */
     if (st == STRUX_OK) st = save_model(&r);
     if (st == STRUX_OK) st = evaluate_test(&r);

@@ -91,7 +91,7 @@ void strux_caps_format(unsigned caps, char *buf, size_t n)
         "dual",        "keeps_slack", "needs_slack", "affine",    "one_call",   "slack_form",
         "needs_wedge", "wedge",       "hinge_parts", "free_bias", "candidates", "needs_candidates",
         "needs_hinge_parts", "sparse_duals", "shared_model", "active_sets", "label_parts",
-        "prune"};
+        "prune", "kernel_model"};
     size_t used = 0;
     buf[0] = '\0';
     for (size_t k = 0; k < sizeof names / sizeof *names && used < n; k++)

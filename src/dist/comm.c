@@ -268,6 +268,22 @@ void strux_comm_set_phase(strux_comm *c, const char *phase)
     atomic_store(&watch.phase_at, next);
 }
 
+/* A value and its index, reduced by maxloc_op. */
+typedef struct value_loc {
+    double v;
+    int64_t i;
+} value_loc;
+
+/* MPI_MAXLOC on (double, int64) pairs: the larger value, the lower index on ties. */
+static void maxloc_op(void *in, void *inout, int *len, MPI_Datatype *type)
+{
+    (void)type;
+    const value_loc *a = in;
+    value_loc *b = inout;
+    for (int k = 0; k < *len; k++)
+        if (a[k].v > b[k].v || (a[k].v == b[k].v && a[k].i < b[k].i)) b[k] = a[k];
+}
+
 strux_status strux_dist_mpi_error(int rc, const char *what, const char *file, int line,
                                   const char *func)
 {
@@ -311,6 +327,9 @@ strux_status strux_comm_init(int *argc, char ***argv, strux_comm **out)
     watch.fault_phase = getenv("STRUX_FAULT_SIGTERM_AT"); /* fault injection (tests/faults) */
     strux_comm_set_phase(c, "start-up");
     MPI_TRY(MPI_Comm_size(c->comm, &c->size));
+    MPI_TRY(MPI_Type_contiguous((int)sizeof(value_loc), MPI_BYTE, &c->loc_type));
+    MPI_TRY(MPI_Type_commit(&c->loc_type));
+    MPI_TRY(MPI_Op_create(maxloc_op, 1, &c->loc_max));
     watch.size = c->size;
     /* the ranks of this host, and the first rank of every host (shared windows, their sums) */
     MPI_TRY(MPI_Comm_split_type(c->comm, MPI_COMM_TYPE_SHARED, c->rank, MPI_INFO_NULL, &c->host));
@@ -344,6 +363,8 @@ void strux_comm_finalize(strux_comm **c)
     pthread_mutex_unlock(&watch.lock);
     if ((*c)->leaders != MPI_COMM_NULL) MPI_Comm_free(&(*c)->leaders);
     MPI_Comm_free(&(*c)->host);
+    MPI_Op_free(&(*c)->loc_max);
+    MPI_Type_free(&(*c)->loc_type);
     MPI_Comm_free(&(*c)->comm);
     strux_free(&(*c)->gather_n);
     strux_free(&(*c)->gather_counts);
@@ -433,6 +454,19 @@ strux_status strux_comm_allreduce_sum_i64(strux_comm *c, int64_t *buf, int64_t n
 strux_status strux_comm_allreduce_max(strux_comm *c, double *buf, int64_t n)
 {
     return allreduce(c, buf, n, MPI_DOUBLE, sizeof *buf, MPI_MAX);
+}
+
+strux_status strux_comm_allreduce_maxloc(strux_comm *c, double *value, int64_t *index)
+{
+    if (c->size == 1) return STRUX_OK;
+    value_loc pair = {*value, *index};
+    double t0 = strux_time_now();
+    MPI_TRY(MPI_Allreduce(MPI_IN_PLACE, &pair, 1, c->loc_type, c->loc_max, c->comm));
+    c->seconds += strux_time_now() - t0;
+    c->bytes += (int64_t)sizeof pair;
+    *value = pair.v;
+    *index = pair.i;
+    return STRUX_OK;
 }
 
 strux_status strux_comm_bcast(strux_comm *c, void *buf, size_t bytes, int root)

@@ -20,6 +20,8 @@ struct strux_comm {
     int64_t bytes;      /* bytes this rank contributed to collectives (0 at one rank) */
     int64_t *gather_n;  /* size: per-rank counts of strux_comm_allgather (allocated at first use) */
     int *gather_counts, *gather_displs; /* size: the same as MPI ints */
+    MPI_Datatype loc_type; /* a (double value, int64 index) pair: strux_comm_allreduce_maxloc */
+    MPI_Op loc_max;        /* its maximum, ties to the lowest index */
 };
 
 /* STRUX_ERR_MPI naming the call and MPI_Error_string(rc). */

@@ -19,6 +19,7 @@ void strux_model_info_free(strux_model_info *info)
     strux_tree_set_free(&info->trees);
     strux_hier_stored_free(&info->hier);
     strux_free(&info->m3l.R);
+    strux_kexp_free(&info->m3l.kexp);
     strux_rates_store_free(&info->rates);
 }
 

@@ -114,6 +114,18 @@ void strux_gemv_cols(int64_t rows, int32_t cols, double alpha, const double *A, 
                 1);
 }
 
+void strux_ger_rows(int32_t rows, int64_t cols, double alpha, const double *x, const double *y,
+                    double *A)
+{
+    if (rows <= 0 || cols <= 0) return;
+    if (cols > CHUNK) { /* the leading dimension does not fit a BLAS int: row by row */
+        for (int32_t k = 0; k < rows; k++)
+            if (x[k] != 0) strux_axpy(cols, alpha * x[k], y, A + (int64_t)k * cols);
+        return;
+    }
+    cblas_dger(CblasRowMajor, rows, (int)cols, alpha, x, 1, y, 1, A, (int)cols);
+}
+
 strux_status strux_sym_pinv_solve(int64_t n, const double *A, const double *b, double *x)
 {
     if (n == 0) return STRUX_OK;

@@ -353,6 +353,19 @@ void strux_model_add_row(strux_model *m, const strux_csr *x, int64_t r, int32_t 
     m->ops->add(m, x, r, 1, &k, &cs);
 }
 
+void strux_model_add_row_scored(strux_model *m, const strux_csr *x, int64_t r, int32_t k, double c,
+                                double score, double xx)
+{
+    if (c == 0) return;
+    double cs = c / m->s[k];
+    if (!m->ops->add_plain || m->kind.precision != STRUX_PRECISION_DOUBLE) {
+        m->ops->add(m, x, r, 1, &k, &cs); /* float rounds each entry: its norm from the entries */
+        return;
+    }
+    m->ops->add_plain(m, x, r, k, cs);
+    m->nrm[k] += cs * (2 * score / m->s[k] + cs * xx); /* ||v + cs·x||² − ||v||² */
+}
+
 double strux_model_row_norm2(const strux_model *m, int32_t k)
 {
     if (m->view) { /* a view keeps no norms: summed from its row */

@@ -83,6 +83,8 @@ struct strux_store_ops {
     /* v_{rows[q]} += cs[q]·x_r for q < n_list; nrm follows. */
     void (*add)(strux_model *m, const strux_csr *x, int64_t r, int32_t n_list,
                 const int32_t *rows, const double *cs);
+    /* v_k += c·x_r, nrm not updated (the caller knows its change; may be NULL). */
+    void (*add_plain)(strux_model *m, const strux_csr *x, int64_t r, int32_t k, double c);
     /* Stored value of (k, j) as double / set it (nrm not updated). */
     double (*get)(const strux_model *m, int32_t k, int32_t j);
     void (*put)(strux_model *m, int32_t k, int32_t j, double v);

@@ -8,6 +8,16 @@
 
 #define STORE_AHEAD 4 /* non-zeros between a run's prefetch and its use */
 
+/* The end of row r's entries below column dim (columns ascend: the kernels' loops stop there,
+ * and need no test per entry). */
+static inline int64_t dense_row_end(const strux_csr *x, int64_t r, int32_t dim)
+{
+    int64_t p = x->ptr[r + 1];
+    while (p > x->ptr[r] && x->col[p - 1] >= dim)
+        p--;
+    return p;
+}
+
 #define T double
 #define NAME(f) f##_d
 #include "store_dense_t.h"
@@ -66,6 +76,11 @@ static void dense_add(strux_model *m, const strux_csr *x, int64_t r, int32_t n_l
         (IS_FM(m) ? add_fm_f : add_lm_f)(m, x, r, n_list, rows, cs);
     else
         (IS_FM(m) ? add_fm_d : add_lm_d)(m, x, r, n_list, rows, cs);
+}
+
+static void dense_add_plain(strux_model *m, const strux_csr *x, int64_t r, int32_t k, double c)
+{
+    (IS_FLOAT(m) ? add_plain_f : add_plain_d)(m, x, r, k, c);
 }
 
 static int64_t offset(const strux_model *m, int32_t k, int32_t j)
@@ -164,6 +179,7 @@ const strux_store_ops strux_store_dense_ops = {
     .bytes = dense_bytes,
     .scores = dense_scores,
     .add = dense_add,
+    .add_plain = dense_add_plain,
     .get = dense_get,
     .put = dense_put,
     .row = dense_row,

@@ -16,12 +16,14 @@ static void NAME(scores_lm)(const strux_model *m, const strux_csr *x, int64_t r,
                             int32_t n, const int32_t *rows, double *out)
 {
     const T *v = m->v;
-    const int64_t p0 = x->ptr[r], p1 = x->ptr[r + 1];
+    const int64_t p0 = x->ptr[r], p1 = dense_row_end(x, r, m->dim);
+    const int32_t *restrict col = x->col;
+    const float *restrict val = x->val;
     for (int32_t q = 0; q < n; q++) {
-        const T *vk = v + (int64_t)(rows ? rows[q] : k0 + q) * m->dim;
+        const T *restrict vk = v + (int64_t)(rows ? rows[q] : k0 + q) * m->dim;
         double sum = 0;
-        for (int64_t p = p0; p < p1 && x->col[p] < m->dim; p++)
-            sum += (double)x->val[p] * (double)vk[x->col[p]];
+        for (int64_t p = p0; p < p1; p++)
+            sum += (double)val[p] * (double)vk[col[p]];
         out[q] = sum;
     }
 }
@@ -30,11 +32,21 @@ static void NAME(scores_fm)(const strux_model *m, const strux_csr *x, int64_t r,
                             int32_t n, const int32_t *rows, double *out)
 {
     const T *v = m->v;
-    const int64_t K = m->n_rows, p0 = x->ptr[r], p1 = x->ptr[r + 1];
+    const int64_t K = m->n_rows, p0 = x->ptr[r], p1 = dense_row_end(x, r, m->dim);
+    if (n == 1) { /* one row (M3L's label blocks, shrunk labels): the sum in a register */
+        const T *restrict vk = v + (rows ? rows[0] : k0);
+        const int32_t *restrict col = x->col;
+        const float *restrict val = x->val;
+        double sum = 0;
+        for (int64_t p = p0; p < p1; p++)
+            sum += (double)val[p] * (double)vk[(int64_t)col[p] * K];
+        out[0] = sum;
+        return;
+    }
     double *restrict o = out;
     for (int32_t q = 0; q < n; q++)
         o[q] = 0;
-    for (int64_t p = p0; p < p1 && x->col[p] < m->dim; p++) {
+    for (int64_t p = p0; p < p1; p++) {
         const double xj = x->val[p];
         const T *restrict vj = v + (int64_t)x->col[p] * K;
         if (p + STORE_AHEAD < p1) NAME(prefetch_run)(v + (int64_t)x->col[p + STORE_AHEAD] * K + k0, n);
@@ -52,16 +64,19 @@ static void NAME(add_lm)(strux_model *m, const strux_csr *x, int64_t r, int32_t 
                          const int32_t *rows, const double *cs)
 {
     T *v = m->v;
-    const int64_t p0 = x->ptr[r], p1 = x->ptr[r + 1];
+    const int64_t p0 = x->ptr[r], p1 = dense_row_end(x, r, m->dim);
+    const int32_t *restrict col = x->col;
+    const float *restrict val = x->val;
     for (int32_t q = 0; q < n_list; q++) {
         const int32_t k = rows[q];
-        T *vk = v + (int64_t)k * m->dim;
+        T *restrict vk = v + (int64_t)k * m->dim;
+        const double c = cs[q];
         double dn = 0;
-        for (int64_t p = p0; p < p1 && x->col[p] < m->dim; p++) {
-            const double old = vk[x->col[p]];
-            const T now = (T)(old + cs[q] * (double)x->val[p]);
-            vk[x->col[p]] = now;
-            dn += (double)now * (double)now - old * old;
+        for (int64_t p = p0; p < p1; p++) {
+            const double old = vk[col[p]];
+            const T now = (T)(old + c * (double)val[p]);
+            vk[col[p]] = now;
+            dn += ((double)now - old) * ((double)now + old);
         }
         m->nrm[k] += dn;
     }
@@ -71,8 +86,23 @@ static void NAME(add_fm)(strux_model *m, const strux_csr *x, int64_t r, int32_t 
                          const int32_t *rows, const double *cs)
 {
     T *v = m->v;
-    const int64_t K = m->n_rows, p0 = x->ptr[r], p1 = x->ptr[r + 1];
-    for (int64_t p = p0; p < p1 && x->col[p] < m->dim; p++) {
+    const int64_t K = m->n_rows, p0 = x->ptr[r], p1 = dense_row_end(x, r, m->dim);
+    if (n_list == 1) { /* one row: its norm's change in a register */
+        T *restrict vk = v + rows[0];
+        const int32_t *restrict col = x->col;
+        const float *restrict val = x->val;
+        const double c = cs[0];
+        double dn = 0;
+        for (int64_t p = p0; p < p1; p++) {
+            const double old = vk[(int64_t)col[p] * K];
+            const T now = (T)(old + c * (double)val[p]);
+            vk[(int64_t)col[p] * K] = now;
+            dn += ((double)now - old) * ((double)now + old);
+        }
+        m->nrm[rows[0]] += dn;
+        return;
+    }
+    for (int64_t p = p0; p < p1; p++) {
         const double xj = x->val[p];
         T *vj = v + (int64_t)x->col[p] * K;
         for (int32_t q = 0; q < n_list; q++) {
@@ -83,6 +113,18 @@ static void NAME(add_fm)(strux_model *m, const strux_csr *x, int64_t r, int32_t 
             m->nrm[k] += (double)now * (double)now - old * old;
         }
     }
+}
+
+/* v_k += c·x_r, nrm untouched (strux_model_add_row_scored updates it from the row's score). */
+static void NAME(add_plain)(strux_model *m, const strux_csr *x, int64_t r, int32_t k, double c)
+{
+    const int64_t p0 = x->ptr[r], p1 = dense_row_end(x, r, m->dim);
+    const int64_t stride = m->kind.layout == STRUX_LAYOUT_FEATURE_MAJOR ? m->n_rows : 1;
+    T *restrict vk = (T *)m->v + (stride == 1 ? (int64_t)k * m->dim : k);
+    const int32_t *restrict col = x->col;
+    const float *restrict val = x->val;
+    for (int64_t p = p0; p < p1; p++)
+        vk[(int64_t)col[p] * stride] = (T)((double)vk[(int64_t)col[p] * stride] + c * (double)val[p]);
 }
 
 /* v_k ← a[k]·v_k for rows with a[k] ≠ 1. */

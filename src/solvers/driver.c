@@ -245,8 +245,12 @@ static strux_status score_test(strux_driver *d, double *row)
         STRUX_TRY(strux_driver_export(d, d->exported));
         m = d->exported;
     }
+    /* a kernel model (m3l_kernel) scores through its expansion, gathered from every rank */
+    STRUX_TRY(strux_solver_export_info(d->p.solver, d->p.info));
+    const strux_kexp *e = d->p.info->m3l.kexp.n_labels > 0 ? &d->p.info->m3l.kexp : NULL;
+    strux_eval_request rq = {.model = m, .kexp = e};
     strux_scores sc;
-    STRUX_TRY(strux_evaluate(d->p.comm, d->p.task, m, d->p.test, &sc, NULL, NULL));
+    STRUX_TRY(strux_evaluate_with(d->p.comm, d->p.task, d->p.test, &rq, &sc));
     const strux_curve *c = &d->p.info->curve;
     for (int k = 0; k < sc.n; k++) {
         char name[STRUX_CURVE_NAME];
@@ -285,7 +289,8 @@ static strux_status one_epoch(strux_driver *d, int force_cert, int *stop)
     int64_t epoch_calls = strux_task_oracle_calls(d->p.task) - c0;
     d->epoch = e;
     d->cert = (strux_certificate){NAN, NAN, NAN, NAN, 0};
-    if (force_cert || due(e, d->opt.certify_every, d->opt.epochs)) {
+    int solver_done = strux_solver_converged(d->p.solver); /* its own rule (m3l.pg_tol) */
+    if (force_cert || solver_done || due(e, d->opt.certify_every, d->opt.epochs)) {
         snprintf(phase, sizeof phase, "the certificate after epoch %lld", (long long)e);
         strux_comm_set_phase(comm, phase);
         STRUX_TRY(strux_solver_certificate(d->p.solver, &d->cert));
@@ -345,6 +350,14 @@ strux_status strux_driver_solve(strux_driver *d, double eps, int64_t max_epochs,
             *converged = 1;
             return STRUX_OK;
         }
+        if (strux_solver_converged(d->p.solver)) {
+            strux_log(STRUX_LOG_INFO,
+                      "converged after epoch %lld: the solver's stopping rule holds (every "
+                      "projected gradient within m3l.pg_tol); duality gap %.3e, primal %.6g",
+                      (long long)d->epoch, c->gap, c->primal);
+            *converged = 1;
+            return STRUX_OK;
+        }
         int sig = 0, timed = 0;
         STRUX_TRY(checkpoint_due(d, &sig, &timed));
         int cadence = d->opt.checkpoint_every > 0 && d->epoch % d->opt.checkpoint_every == 0;
@@ -384,7 +397,8 @@ strux_status strux_driver_run(strux_driver *d)
         if (done) break;
     }
     if (strux_comm_rank(d->p.comm) != 0) return STRUX_OK; /* the run's warnings, once */
-    if (d->opt.tol > 0 && d->cert.gap > d->opt.tol * d->cert.primal)
+    if (d->opt.tol > 0 && d->cert.gap > d->opt.tol * d->cert.primal &&
+        !strux_solver_converged(d->p.solver))
         strux_log(STRUX_LOG_WARN,
                   "not converged: after %lld epochs the duality gap %.3e is %.3g x the primal "
                   "%.6g, above solver.tol %g (raise solver.epochs)",
@@ -499,7 +513,9 @@ strux_status strux_driver_checkpoint(strux_driver *d)
     strux_blob shared = {0}, records = {0};
     strux_model *exported = NULL;
     strux_checkpoint_writer *w = NULL;
-    strux_status st = save_examples(d, &records);
+    /* the model file inside the checkpoint is complete: a kernel model's expansion too */
+    strux_status st = strux_solver_export_info(d->p.solver, d->p.info);
+    if (st == STRUX_OK) st = save_examples(d, &records);
     if (st == STRUX_OK && strux_comm_rank(comm) == 0) {
         const strux_model *m = d->p.model;
         strux_checkpoint_info ck = {.epoch = d->epoch,
@@ -768,23 +784,68 @@ static strux_status append_line(char **buf, size_t *len, size_t *cap, const char
     return STRUX_OK;
 }
 
-/* Local part: predict, accumulate the evaluation sums, and optionally format predictions. */
-static strux_status score_shard(strux_task *t, const strux_model *m, const strux_dataset *ds,
-                                double *acc, char **text, size_t *len)
+/* The row scores of local example i (the kernel expansion's, or the weights') into buf. */
+static void row_scores(const strux_eval_request *rq, const strux_dataset *ds, int64_t i,
+                       double *work, double *buf)
+{
+    if (rq->kexp)
+        strux_kexp_scores(rq->kexp, &ds->x, i, ds->bias_col, work, buf);
+    else
+        strux_model_scores(rq->model, &ds->x, i, 0, strux_model_n_rows(rq->model), buf);
+}
+
+/* One example's row scores as a line of text. */
+static strux_status append_scores(char **buf, size_t *len, size_t *cap, const double *v,
+                                  int32_t n, char *line, size_t n_line)
+{
+    size_t used = 0;
+    line[0] = '\0';
+    for (int32_t k = 0; k < n && used < n_line; k++) {
+        int w = snprintf(line + used, n_line - used, "%s%.17g", k ? " " : "", v[k]);
+        if (w > 0) used += (size_t)w;
+    }
+    STRUX_CHECK(used < n_line, STRUX_ERR_INTERNAL, "a line of %d scores does not fit %zu bytes",
+                (int)n, n_line);
+    return append_line(buf, len, cap, line);
+}
+
+/* Local part: predict, accumulate the evaluation sums, and optionally format predictions and
+ * scores. */
+static strux_status score_shard(strux_task *t, const strux_eval_request *rq,
+                                const strux_dataset *ds, double *acc, char **text, size_t *len,
+                                char **scores, size_t *scores_len)
 {
     strux_pot pot = {0};
     strux_label pred = {0}, truth = {0};
-    size_t cap = 0;
+    size_t cap = 0, scores_cap = 0;
     char line[1 << 16];
+    double *buf = NULL, *work = NULL;
+    int32_t n_rows = rq->kexp ? rq->kexp->n_labels : strux_model_n_rows(rq->model);
+    int by_scores = rq->kexp || scores;
     strux_status st;
     STRUX_TRY_GOTO(st, strux_task_pot_alloc(t, ds, &pot), done);
     STRUX_TRY_GOTO(st, strux_task_label_alloc(t, ds, &pred), done);
     STRUX_TRY_GOTO(st, strux_task_label_alloc(t, ds, &truth), done);
+    STRUX_TRY_GOTO(st, strux_alloc_array(&buf, (size_t)n_rows + 1, sizeof *buf), done);
+    if (rq->kexp)
+        STRUX_TRY_GOTO(st,
+                       strux_alloc_array(&work, (size_t)strux_kexp_work_len(rq->kexp, ds->x.n_cols),
+                                         sizeof *work),
+                       done);
     for (int64_t i = 0; i < ds->n_local; i++) {
-        STRUX_TRY_GOTO(st, strux_task_potentials(t, m, ds, i, &pot), done);
+        if (by_scores) {
+            row_scores(rq, ds, i, work, buf);
+            STRUX_TRY_GOTO(st, strux_task_potentials_scores(t, ds, i, buf, &pot), done);
+        } else {
+            STRUX_TRY_GOTO(st, strux_task_potentials(t, rq->model, ds, i, &pot), done);
+        }
         STRUX_TRY_GOTO(st, strux_task_predict(t, &pot, &pred), done);
         STRUX_TRY_GOTO(st, strux_task_truth(t, ds, i, &truth), done);
         STRUX_TRY_GOTO(st, strux_task_eval_add(t, &pred, &truth, acc), done);
+        if (scores)
+            STRUX_TRY_GOTO(
+                st, append_scores(scores, scores_len, &scores_cap, buf, n_rows, line, sizeof line),
+                done);
         if (!text) continue;
         STRUX_TRY_GOTO(st, strux_task_format_label(t, &pred, line, sizeof line), done);
         STRUX_TRY_GOTO(st, append_line(text, len, &cap, line), done);
@@ -793,28 +854,49 @@ done:
     strux_pot_free(&pot);
     strux_label_free(&pred);
     strux_label_free(&truth);
+    strux_free(&buf);
+    strux_free(&work);
     return st;
 }
 
 strux_status strux_evaluate(strux_comm *comm, strux_task *t, const strux_model *m,
                             const strux_dataset *ds, strux_scores *out, char **text, size_t *len)
 {
+    strux_eval_request rq = {.model = m, .text = text, .len = len};
+    return strux_evaluate_with(comm, t, ds, &rq, out);
+}
+
+/* Rank 0 gets every rank's bytes in rank order (example order). */
+static strux_status gather_text(strux_comm *comm, const char *mine, size_t n, char **out,
+                                size_t *len)
+{
+    void *all = NULL;
+    STRUX_TRY(strux_comm_gather_bytes(comm, mine, n, 0, &all, len));
+    *out = all;
+    return STRUX_OK;
+}
+
+strux_status strux_evaluate_with(strux_comm *comm, strux_task *t, const strux_dataset *ds,
+                                 const strux_eval_request *rq, strux_scores *out)
+{
     int64_t n_acc = strux_task_eval_size(t);
     double *acc = NULL;
-    char *mine = NULL;
-    size_t n_mine = 0;
+    char *mine = NULL, *mine_scores = NULL;
+    size_t n_mine = 0, n_scores = 0;
     strux_status st = strux_alloc_array(&acc, (size_t)n_acc + 1, sizeof *acc);
-    if (st == STRUX_OK) st = score_shard(t, m, ds, acc, text ? &mine : NULL, &n_mine);
+    if (st == STRUX_OK)
+        st = score_shard(t, rq, ds, acc, rq->text ? &mine : NULL, &n_mine,
+                         rq->scores ? &mine_scores : NULL, &n_scores);
     STRUX_TRY_GOTO(st, strux_comm_agree(comm, st), done);
     STRUX_TRY_GOTO(st, strux_comm_allreduce_sum(comm, acc, n_acc), done);
-    if (text) {
-        void *all = NULL;
-        STRUX_TRY_GOTO(st, strux_comm_gather_bytes(comm, mine, n_mine, 0, &all, len), done);
-        *text = all;
-    }
+    if (rq->text) STRUX_TRY_GOTO(st, gather_text(comm, mine, n_mine, rq->text, rq->len), done);
+    if (rq->scores)
+        STRUX_TRY_GOTO(st, gather_text(comm, mine_scores, n_scores, rq->scores, rq->scores_len),
+                       done);
     st = strux_task_eval_report(t, acc, out);
 done:
     strux_free(&acc);
     strux_free(&mine);
+    strux_free(&mine_scores);
     return st;
 }

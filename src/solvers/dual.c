@@ -140,7 +140,14 @@ static strux_status block_passes(strux_solver *s, dual_data *d, int64_t i0, int6
                                  int64_t j1)
 {
     const strux_dataset *ds = s->ds;
-    for (int64_t pass = 0; pass < s->opt.local_passes; pass++)
+    for (int64_t pass = 0; pass < s->opt.local_passes; pass++) {
+        int done = 0;
+        if (d->method->pass && !d->visit_override)
+            STRUX_TRY(d->method->pass(s, d, i0, i1, j0, j1, &done));
+        if (done) {
+            strux_solver_progress(s, j1, ds->n_global);
+            continue;
+        }
         for (int64_t j = j0; j < j1; j++) {
             int64_t i = d->perm[j] - ds->first;
             if (i >= i0 && i < i1)
@@ -149,6 +156,7 @@ static strux_status block_passes(strux_solver *s, dual_data *d, int64_t i0, int6
             if (j % PROGRESS_EVERY == PROGRESS_EVERY - 1)
                 strux_solver_progress(s, j + 1, ds->n_global);
         }
+    }
     if (j1 == ds->n_global && d->method->epoch_end) STRUX_TRY(d->method->epoch_end(s, d, i0, i1));
     return STRUX_OK;
 }

@@ -33,6 +33,11 @@ typedef struct dual_method {
     /* optional: the problem changed under the duals (λ, loss weights): forget what was learnt
      * about it (SDCA's shrunk coordinates) */
     void (*reset)(dual_data *d);
+    /* optional: one pass over the local examples [i0, i1) of one data block among positions
+     * [j0, j1) of the epoch's order in another order than the visits' (m3l's label blocks);
+     * *done = 0 leaves the pass to the visits */
+    strux_status (*pass)(strux_solver *s, dual_data *d, int64_t i0, int64_t i1, int64_t j0,
+                         int64_t j1, int *done);
     /* optional: work on local examples [i0, i1) of one data block after the last round's passes
      * of an epoch, before its sync (against that block's wl) */
     strux_status (*epoch_end)(strux_solver *s, dual_data *d, int64_t i0, int64_t i1);

@@ -17,14 +17,13 @@
  * leaves label l's passes when it sits at a bound with its projected gradient beyond label l's
  * threshold; the thresholds are the R-coupled extremes of the last epoch's projected gradients,
  *     ub_l = max_k |R_kl|·max_j ĝ_jk,   lb_l = min_k |R_kl|·min_j ĝ_jk
- * (reduced over ranks: 2L numbers); a label whose range has closed below its level gets all its
- * coordinates back, and after a full pass that closes too a finer level (shrink.h). The
- * certificate scores every coordinate, shrunk or not (the final verification pass), with the
- * regulariser in W-form (λ/2)·Σ_l u_l·z_l = (λ/2)·Σ_i c_i·Zᵀx_i: primal J(Z), dual
- * Σ_i b_i − (λ/2)·Σ_l u_l·z_l. */
+ * (reduced over ranks: 2L numbers), and a label whose range has closed below its threshold gets
+ * all its coordinates back and a finer threshold (SHRINK_STEP). The certificate scores every coordinate, shrunk or not (the final
+ * verification pass), with the regulariser in W-form (λ/2)·Σ_l u_l·z_l = (λ/2)·Σ_i c_i·Zᵀx_i:
+ * primal J(Z), dual Σ_i b_i − (λ/2)·Σ_l u_l·z_l. */
 #include "dual.h"
+#include "label_shrink.h"
 #include "m3l.h"
-#include "shrink.h"
 #include "strux/io.h"
 
 #include <math.h>
@@ -32,10 +31,12 @@
 #include <stdio.h>
 #include <string.h>
 
+#define M3L_BLOCK_STREAM 0x4d334c4200000001ULL /* "M3LB": the label order of label blocks */
+
 const strux_opt_spec strux_m3l_opt_specs[] = {
     {"m3l.prior", STRUX_OPT_CHOICE, offsetof(strux_m3l_options, prior), "identity", 0, 0,
      "identity|empirical|file|zero_shot",
-     "label-correlation prior R of solver.type = m3l: identity (1-vs-All), empirical (from the "
+     "label-correlation prior R of solver.type = m3l and m3l_kernel: identity (1-vs-All), empirical (from the "
      "label vectors of m3l.prior_data by m3l.empirical), file (m3l.r_file), zero_shot (R = Σ_c "
      "p(c)·y_c y_cᵀ over the test classes of m3l.classes); any symmetric PSD R with a positive "
      "diagonal, singular included"},
@@ -48,7 +49,8 @@ const strux_opt_spec strux_m3l_opt_specs[] = {
      "LIBSVM multi-label file whose label vectors estimate an empirical prior (only its labels "
      "are read; the paper's mismatch protocol estimates from other rows); empty: data.train"},
     {"m3l.r_file", STRUX_OPT_STRING, offsetof(strux_m3l_options, r_file), "", 0, 0, NULL,
-     "prior = file: L rows of L numbers (blank or comma separated, '#' comment lines)"},
+     "prior = file: L rows of L numbers (blank or comma separated, '#' comment lines), or a "
+     "model file of an m3l or m3l_kernel run (its /m3l/R)"},
     {"m3l.classes", STRUX_OPT_STRING, offsetof(strux_m3l_options, classes), "", 0, 0, NULL,
      "prior = zero_shot: one test class per line, `p l1,l2,...` (weight p > 0, normalised to "
      "sum 1; the 0-based labels the class has, all others absent)"},
@@ -59,100 +61,58 @@ const strux_opt_spec strux_m3l_opt_specs[] = {
      "whose projected gradient lies beyond its label's bound leaves the passes until that "
      "label's range closes; the certificates always score every coordinate; false for "
      "ablations"},
+    {"m3l.pg_tol", STRUX_OPT_DOUBLE, offsetof(strux_m3l_options, pg_tol), "0", 0, 1e6, NULL,
+     "stop once every projected gradient is at most this in LIBLINEAR's and LIBSVM's -e units "
+     "(the hinge's gradient 1 − y·z·x; m3l: over a full pass with every coordinate visited, "
+     "m3l_kernel: its τ/2, specs/m3l.md §2.8); 0: off (solver.tol's gap alone stops)"},
+    {"m3l.block_switch", STRUX_OPT_DOUBLE, offsetof(strux_m3l_options, block_switch), "0", 0, 1e6,
+     NULL,
+     "m3l: once a pass's max |projected gradient| (-e units) falls below this, passes visit "
+     "label blocks (a label's next coordinates in turn, its classifier moved at once, the "
+     "others' moves gathered and applied once per block, specs/m3l.md §3.3-3.4) instead of "
+     "examples; 0: example blocks throughout"},
+    {"m3l.steps_per_label", STRUX_OPT_INT, offsetof(strux_m3l_options, steps_per_label), "0", 0,
+     1e9, NULL,
+     "m3l_kernel: SMO steps on the chosen label per outer iteration, before the delayed update "
+     "of the other labels (the paper's T; 0: L)"},
+    {"m3l.schedule", STRUX_OPT_CHOICE, offsetof(strux_m3l_options, schedule), "joint", 0, 0,
+     "joint|per_label",
+     "m3l_kernel: joint (each outer iteration on the label of largest |projected gradient|) or "
+     "per_label (each label until its projected gradients are within m3l.pg_tol, one after "
+     "another, the kernel cache emptied between them: the 1-vs-All baseline)"},
     {NULL},
 };
 
 typedef struct m3l_data {
     int32_t L;
-    double *R;          /* L×L, as used (after shrinkage) */
-    int identity;       /* R = I exactly: the moves and score updates of sdca */
-    int64_t *col_ptr;   /* non-zeros of R's columns (R symmetric: its rows) */
-    int32_t *col_idx;
-    double *col_val;
-    double *sigma;      /* σ_l = −y_il of the visited example's hinges */
+    strux_m3l_prior prior; /* R (R = I: the moves and score updates of sdca) */
+    double *sigma;      /* σ_l = −y_il of one example's hinges (set-up) */
+    signed char *sign;  /* per coordinate: σ_l of its hinge (LIBLINEAR's y, kept from set-up) */
+    double *xx;         /* per example: ||x_i||² (LIBLINEAR's QD without R_ll) */
     int32_t *rows;      /* its active labels */
     double *s;          /* scores z_l·x_i of the visited example, by label */
     double *tmp;        /* scores of the active labels (sparse scoring) */
     double *dc;         /* the block change of the visit */
     double *rdc;        /* R·dc */
-    strux_shrink sh;    /* per-label active sets, thresholds coupled through |R| (shrink.h) */
-    int shrink;
-    double eig_min, eig_max;
-    char source[2 * STRUX_OPT_STR + 64]; /* where R came from (log, model file) */
+    unsigned char *out; /* per coordinate: 1 while shrunk */
+    strux_label_shrink shrink; /* per-label shrinking (label_shrink.h), pg_tol's largest |ĝ| */
+    int converged;             /* m3l.pg_tol held over a full pass */
+    int blocks;                /* passes of label blocks (m3l.block_switch, §3.4 phase 2) */
+    int32_t *list;             /* L × n_local: each label's coordinates of a pass, in order */
+    int64_t *cnt, *cur;        /* per label: its coordinates in the pass, the next one */
+    int32_t *labels;           /* the labels with coordinates left in the pass */
+    int32_t *awake;            /* the labels not settled, ascending (set after each epoch) */
+    int32_t n_awake;
 } m3l_data;
 
 static struct strux_solver_ops m3l_ops; /* strux_dual_ops with the W-form certificate */
 
-/* R from the [m3l] keys (every rank the same: empirical counts summed over ranks). */
-static strux_status build_prior(strux_solver *s, m3l_data *m)
+/* The labels that have not settled, for the passes' loops. */
+static void list_awake(m3l_data *m)
 {
-    const strux_m3l_options *o = &s->opt.m3l;
-    int32_t L = m->L;
-    char *source = m->source;
-    const size_t n_source = sizeof m->source;
-    if (strcmp(o->prior, "identity") == 0) {
-        strux_m3l_prior_identity(L, m->R);
-        snprintf(source, n_source, "m3l.prior = identity");
-    } else if (strcmp(o->prior, "empirical") == 0) {
-        strux_m3l_empirical est = STRUX_M3L_EMPIRICAL_MOMENT;
-        if (strcmp(o->empirical, "cooccurrence") == 0) est = STRUX_M3L_EMPIRICAL_COOCCURRENCE;
-        if (strcmp(o->empirical, "correlation") == 0) est = STRUX_M3L_EMPIRICAL_CORRELATION;
-        int64_t n_counts = strux_m3l_prior_counts_len(L);
-        double *counts = NULL;
-        strux_dataset *pds = NULL;
-        strux_status st = strux_alloc_array(&counts, (size_t)n_counts, sizeof *counts);
-        if (st == STRUX_OK && o->prior_data[0]) {
-            strux_read_options ro = {.rank = strux_comm_rank(s->comm),
-                                     .n_ranks = strux_comm_size(s->comm),
-                                     .n_labels = L};
-            st = strux_dataset_read_libsvm(o->prior_data, &ro, &pds);
-        }
-        if (st == STRUX_OK) st = strux_m3l_prior_counts_add(pds ? pds : s->ds, L, counts);
-        strux_dataset_destroy(&pds);
-        st = strux_comm_agree(s->comm, st);
-        if (st == STRUX_OK) st = strux_comm_allreduce_sum(s->comm, counts, n_counts);
-        if (st == STRUX_OK) strux_m3l_prior_empirical(counts, L, est, m->R);
-        strux_free(&counts);
-        STRUX_TRY(st);
-        snprintf(source, n_source, "m3l.prior = empirical (%s of %s)", o->empirical,
-                 o->prior_data[0] ? o->prior_data : "data.train");
-    } else if (strcmp(o->prior, "file") == 0) {
-        STRUX_CHECK(o->r_file[0], STRUX_ERR_CONFIG, "m3l.prior = file needs m3l.r_file");
-        STRUX_TRY(strux_m3l_prior_read(o->r_file, L, m->R));
-        snprintf(source, n_source, "m3l.r_file = %s", o->r_file);
-    } else {
-        STRUX_CHECK(o->classes[0], STRUX_ERR_CONFIG, "m3l.prior = zero_shot needs m3l.classes");
-        STRUX_TRY(strux_m3l_prior_zero_shot(o->classes, L, m->R));
-        snprintf(source, n_source, "m3l.classes = %s", o->classes);
-    }
-    if (o->shrink > 0) strux_m3l_prior_shrink(L, o->shrink, m->R);
-    STRUX_TRY(strux_m3l_prior_factor(m->R, L, source, NULL, &m->eig_min, &m->eig_max));
-    m->identity = 1;
-    for (int32_t k = 0; k < L; k++)
-        for (int32_t l = 0; l < L; l++)
-            if (m->R[(int64_t)k * L + l] != (k == l ? 1.0 : 0.0)) m->identity = 0;
-    /* the non-zeros of every column */
-    int64_t nnz = 0;
-    for (int64_t j = 0; j < (int64_t)L * L; j++)
-        nnz += m->R[j] != 0;
-    STRUX_TRY(strux_alloc_array(&m->col_ptr, (size_t)L + 1, sizeof *m->col_ptr));
-    STRUX_TRY(strux_alloc_array(&m->col_idx, (size_t)nnz + 1, sizeof *m->col_idx));
-    STRUX_TRY(strux_alloc_array(&m->col_val, (size_t)nnz + 1, sizeof *m->col_val));
-    for (int32_t l = 0; l < L; l++) {
-        int64_t p = m->col_ptr[l];
-        for (int32_t k = 0; k < L; k++) {
-            double r = m->R[(int64_t)k * L + l];
-            if (r == 0) continue;
-            m->col_idx[p] = k;
-            m->col_val[p++] = r;
-        }
-        m->col_ptr[l + 1] = p;
-    }
-    strux_log(STRUX_LOG_INFO, "m3l: prior from %s%s, %d labels, eigenvalues [%.6g, %.6g], %lld "
-              "non-zeros%s",
-              source, o->shrink > 0 ? " shrunk towards I" : "", (int)L, m->eig_min, m->eig_max,
-              (long long)nnz, m->identity ? " (R = I: 1-vs-All)" : "");
-    return STRUX_OK;
+    m->n_awake = 0;
+    for (int32_t k = 0; k < m->L; k++)
+        if (!m->shrink.settled[k]) m->awake[m->n_awake++] = k;
 }
 
 static strux_status m3l_setup(strux_solver *s, dual_data *d)
@@ -171,8 +131,7 @@ static strux_status m3l_setup(strux_solver *s, dual_data *d)
                     "one per label (%d)",
                     (long long)(ds->first + i), (long long)bs.p, (int)bs.S, (int)L);
     }
-    STRUX_TRY(strux_alloc_array(&m->R, (size_t)L * (size_t)L, sizeof *m->R));
-    STRUX_TRY(build_prior(s, m));
+    STRUX_TRY(strux_m3l_prior_build(&s->opt.m3l, s->comm, ds, L, &m->prior));
     size_t n = (size_t)L + 1;
     STRUX_TRY(strux_alloc_array(&m->sigma, n > (size_t)d->pot.cap + 1 ? n : (size_t)d->pot.cap + 1,
                                 sizeof *m->sigma));
@@ -181,9 +140,53 @@ static strux_status m3l_setup(strux_solver *s, dual_data *d)
     STRUX_TRY(strux_alloc_array(&m->tmp, n, sizeof *m->tmp));
     STRUX_TRY(strux_alloc_array(&m->dc, n, sizeof *m->dc));
     STRUX_TRY(strux_alloc_array(&m->rdc, n, sizeof *m->rdc));
-    STRUX_TRY(strux_shrink_init(&m->sh, L, d->off[ds->n_local]));
-    m->shrink = s->opt.m3l.shrinking;
+    STRUX_TRY(strux_alloc_array(&m->out, (size_t)d->off[ds->n_local] + 1, sizeof *m->out));
+    STRUX_TRY(strux_alloc_array(&m->sign, (size_t)d->off[ds->n_local] + 1, sizeof *m->sign));
+    STRUX_TRY(strux_alloc_array(&m->xx, (size_t)ds->n_local + 1, sizeof *m->xx));
+    for (int64_t i = 0; i < ds->n_local; i++) {
+        STRUX_TRY(strux_task_truth(s->task, ds, i, &d->truth));
+        int32_t n_parts = strux_task_hinge_parts(s->task, &d->truth, m->sigma);
+        STRUX_CHECK(n_parts == L, STRUX_ERR_INTERNAL, "m3l: example %lld has %d hinges, not %d",
+                    (long long)(ds->first + i), (int)n_parts, (int)L);
+        for (int32_t k = 0; k < L; k++)
+            m->sign[d->off[i] + k] = m->sigma[k] > 0 ? 1 : -1;
+        strux_block_shape bs = strux_task_block_shape(s->task, ds, i);
+        strux_task_block_gram(ds, &bs, i, d->X);
+        m->xx[i] = d->X[0];
+    }
+    STRUX_TRY(strux_alloc_array(&m->awake, n, sizeof *m->awake));
+    if (s->opt.m3l.block_switch > 0) {
+        STRUX_TRY(strux_alloc_array(&m->list, (size_t)L * (size_t)ds->n_local + 1, sizeof *m->list));
+        STRUX_TRY(strux_alloc_array(&m->cnt, n, sizeof *m->cnt));
+        STRUX_TRY(strux_alloc_array(&m->cur, n, sizeof *m->cur));
+        STRUX_TRY(strux_alloc_array(&m->labels, n, sizeof *m->labels));
+    }
+    STRUX_TRY(strux_label_shrink_init(&m->shrink, L, s->opt.m3l.shrinking));
+    list_awake(m);
     return STRUX_OK;
+}
+
+/* The exact clipped step of coordinate (i, k) (§3.1; Hsieh et al. 2008 with curvature R_kk) from
+ * its score z_k·x_i: its block coefficient and loss share updated; returns the coefficient's
+ * change, 0 when it did not move or left the passes (shrunk: its flag set). lambda_n = λW/v_i,
+ * sx = σ′·||x_i||². */
+static double coord_step(dual_data *d, m3l_data *m, int64_t i, int32_t k, double score,
+                         double lambda_n, double sx, double v)
+{
+    int64_t c = d->off[i] + k;
+    double sk = m->sign[c], alpha = -d->c[c] * sk * lambda_n;
+    double grad = 1 + sk * score; /* W/v·∂D/∂α_ik; LIBLINEAR's G is −grad */
+    if (strux_label_shrink_visit(&m->shrink, k, alpha, -grad)) {
+        m->out[c] = 1;
+        return 0;
+    }
+    double a_new = alpha + lambda_n * grad / (sx * m->prior.R[(int64_t)k * m->L + k]);
+    a_new = a_new < 0 ? 0 : a_new > 1 ? 1 : a_new;
+    if (a_new == alpha) return 0;
+    double delta = -(a_new - alpha) * sk / lambda_n;
+    d->c[c] += delta;
+    d->b[i] += v * (a_new - alpha) / d->n;
+    return delta;
 }
 
 /* Example i's block: every active label's exact clipped step in label order, the scores kept
@@ -193,19 +196,17 @@ static strux_status m3l_visit(strux_solver *s, dual_data *d, int64_t i)
     m3l_data *m = d->mdata;
     const strux_dataset *ds = s->ds;
     int32_t L = m->L;
-    STRUX_TRY(strux_task_truth(s->task, ds, i, &d->truth));
-    int32_t n_parts = strux_task_hinge_parts(s->task, &d->truth, m->sigma);
-    STRUX_CHECK(n_parts == L, STRUX_ERR_INTERNAL, "m3l: example %lld has %d hinges, not %d",
-                (long long)(ds->first + i), (int)n_parts, (int)L);
-    double v = strux_dataset_weight(ds, i);
-    if (!(v > 0)) return STRUX_OK; /* hinges that weigh 0 */
-    double *ci = d->c + d->off[i];
-    int32_t n_act = strux_shrink_active(&m->sh, d->off[i], L, m->rows);
+    double v = strux_dataset_weight(ds, i), xx = m->xx[i];
+    if (!(v > 0) || !(xx > 0)) return STRUX_OK; /* hinges that weigh 0 or do not depend on Z */
+    const unsigned char *out = m->out + d->off[i];
+    int32_t n_act = 0;
+    for (int32_t q = 0; q < m->n_awake; q++) { /* branch-free: most coordinates are out late */
+        int32_t k = m->awake[q];
+        m->rows[n_act] = k;
+        n_act += !out[k];
+    }
     if (n_act == 0) return STRUX_OK;
-    strux_block_shape bs = strux_task_block_shape(s->task, ds, i);
-    strux_task_block_gram(ds, &bs, i, d->X);
-    double xx = d->X[0], lambda_n = s->opt.lambda * d->n / v, sx = d->sigma * xx;
-    if (!(xx > 0)) return STRUX_OK; /* hinges that do not depend on Z */
+    double lambda_n = s->opt.lambda * d->n / v, sx = d->sigma * xx;
     int64_t r = ds->ex_ptr ? ds->ex_ptr[i] : i;
     if (2 * n_act >= L) {
         strux_model_scores(d->wl, &ds->x, r, 0, L, m->s);
@@ -214,48 +215,129 @@ static strux_status m3l_visit(strux_solver *s, dual_data *d, int64_t i)
         for (int32_t q = 0; q < n_act; q++)
             m->s[m->rows[q]] = m->tmp[q];
     }
-    memset(m->dc, 0, (size_t)L * sizeof *m->dc);
     int moved = 0;
     for (int32_t q = 0; q < n_act; q++) {
         int32_t k = m->rows[q];
-        double sk = m->sigma[k], alpha = -ci[k] * sk * lambda_n;
-        double grad = 1 + sk * m->s[k]; /* W/v·∂D/∂α_ik; LIBLINEAR's G is −grad */
-        if (m->shrink && strux_shrink_test(&m->sh, k, d->off[i] + k, alpha, -grad)) continue;
-        double r_kk = m->R[(int64_t)k * L + k];
-        double a_new = alpha + lambda_n * grad / (sx * r_kk);
-        a_new = a_new < 0 ? 0 : a_new > 1 ? 1 : a_new;
-        if (a_new == alpha) continue;
-        double delta = -(a_new - alpha) * sk / lambda_n;
-        m->dc[k] += delta;
-        ci[k] += delta;
-        d->b[i] += v * (a_new - alpha) / d->n;
+        double delta = coord_step(d, m, i, k, m->s[k], lambda_n, sx, v);
+        if (delta == 0) continue;
+        m->dc[k] = delta;
         moved = 1;
-        if (!m->identity) /* the labels after k see the move of Z (R's column k) */
-            for (int64_t p = m->col_ptr[k]; p < m->col_ptr[k + 1]; p++)
-                m->s[m->col_idx[p]] += sx * m->col_val[p] * delta;
+        if (!m->prior.identity) /* the labels after k see the move of Z (R's column k) */
+            for (int64_t p = m->prior.col_ptr[k]; p < m->prior.col_ptr[k + 1]; p++)
+                m->s[m->prior.col_idx[p]] += sx * m->prior.col_val[p] * delta;
     }
     if (!moved) return STRUX_OK;
-    if (m->identity) {
+    if (m->prior.identity) {
         strux_dual_move(s, d, i, m->dc);
-        return STRUX_OK;
+    } else {
+        memset(m->rdc, 0, (size_t)L * sizeof *m->rdc);
+        for (int32_t q = 0; q < n_act; q++) {
+            int32_t l = m->rows[q];
+            if (m->dc[l] == 0) continue;
+            for (int64_t p = m->prior.col_ptr[l]; p < m->prior.col_ptr[l + 1]; p++)
+                m->rdc[m->prior.col_idx[p]] += m->prior.col_val[p] * m->dc[l];
+        }
+        strux_dual_move(s, d, i, m->rdc);
     }
-    memset(m->rdc, 0, (size_t)L * sizeof *m->rdc);
-    for (int32_t l = 0; l < L; l++) {
-        if (m->dc[l] == 0) continue;
-        for (int64_t p = m->col_ptr[l]; p < m->col_ptr[l + 1]; p++)
-            m->rdc[m->col_idx[p]] += m->col_val[p] * m->dc[l];
-    }
-    strux_dual_move(s, d, i, m->rdc);
+    for (int32_t q = 0; q < n_act; q++) /* dc is zero between visits */
+        m->dc[m->rows[q]] = 0;
     return STRUX_OK;
 }
 
-/* The per-label thresholds coupled through |R| (§3.5), returns and levels (shrink.h). */
+/* A pass of label blocks (§3.3-3.4 phase 2, A8's schedule): each label's active coordinates among
+ * the pass's examples, in the epoch's example order; a label drawn uniformly among those with
+ * coordinates left takes its next L steps, z_l scored alone; each move changes Z by
+ * x_i ⊗ R·dc at once (within a block only label l is visited, so the paper's delayed update of
+ * the other labels gives the same iterates; through the store's rows of x it costs what the
+ * delayed dense sum would for sparse data). The draws are keyed by (seed, epoch, the pass's
+ * first position and example), so a data block's pass does not depend on the rank count. */
+static strux_status m3l_pass(strux_solver *s, dual_data *d, int64_t i0, int64_t i1, int64_t j0,
+                             int64_t j1, int *done)
+{
+    m3l_data *m = d->mdata;
+    *done = m->blocks;
+    if (!m->blocks) return STRUX_OK;
+    const strux_dataset *ds = s->ds;
+    int32_t L = m->L, n_lab = 0;
+    int64_t n = ds->n_local;
+    memset(m->cnt, 0, (size_t)L * sizeof *m->cnt);
+    for (int64_t j = j0; j < j1; j++) {
+        int64_t i = d->perm[j] - ds->first;
+        if (i < i0 || i >= i1 || !(m->xx[i] > 0) || !(strux_dataset_weight(ds, i) > 0)) continue;
+        const unsigned char *out = m->out + d->off[i];
+        for (int32_t q = 0; q < m->n_awake; q++) {
+            int32_t k = m->awake[q];
+            if (!out[k]) m->list[k * n + m->cnt[k]++] = (int32_t)i;
+        }
+    }
+    for (int32_t k = 0; k < L; k++) {
+        m->cur[k] = 0;
+        if (m->cnt[k] > 0) m->labels[n_lab++] = k;
+    }
+    strux_rng rng;
+    strux_rng_init(&rng, (uint64_t)s->opt.seed, M3L_BLOCK_STREAM ^ (uint64_t)(ds->first + i0),
+                   (uint64_t)s->epoch * (uint64_t)(ds->n_global + 1) + (uint64_t)j0);
+    while (n_lab > 0) {
+        int32_t q = (int32_t)strux_rng_below(&rng, (uint64_t)n_lab), k = m->labels[q];
+        for (int32_t t = 0; t < L && m->cur[k] < m->cnt[k]; t++) {
+            int64_t i = m->list[k * n + m->cur[k]++];
+            double v = strux_dataset_weight(ds, i), score;
+            strux_model_scores(d->wl, &ds->x, i, k, 1, &score);
+            double delta =
+                coord_step(d, m, i, k, score, s->opt.lambda * d->n / v, d->sigma * m->xx[i], v);
+            if (delta == 0) continue;
+            if (m->prior.identity) { /* B_i·dc with one coefficient: row k of x_i */
+                strux_model_add_row_scored(d->wl, &ds->x, i, k, d->sigma * delta, score,
+                                           m->xx[i]);
+                continue;
+            }
+            for (int64_t p = m->prior.col_ptr[k]; p < m->prior.col_ptr[k + 1]; p++)
+                m->rdc[m->prior.col_idx[p]] = m->prior.col_val[p] * delta;
+            strux_dual_move(s, d, i, m->rdc);
+            for (int64_t p = m->prior.col_ptr[k]; p < m->prior.col_ptr[k + 1]; p++)
+                m->rdc[m->prior.col_idx[p]] = 0;
+        }
+        if (m->cur[k] == m->cnt[k]) m->labels[q] = m->labels[--n_lab];
+    }
+    return STRUX_OK;
+}
+
+/* The epoch's per-label ranges over all ranks coupled through |R| (§3.5) become the thresholds;
+ * settled labels wait for the others; every coordinate returns at each new level and to verify
+ * m3l.pg_tol (label_shrink.h). */
 static strux_status m3l_epoch_done(strux_solver *s, dual_data *d)
 {
     m3l_data *m = d->mdata;
-    if (!m->shrink) return STRUX_OK;
-    strux_shrink_coupling abs_r = {m->col_ptr, m->col_idx, m->col_val};
-    return strux_shrink_epoch_done(&m->sh, s->comm, d->off, s->ds->n_local, &abs_r);
+    const strux_m3l_prior *p = &m->prior;
+    int wake;
+    STRUX_TRY(strux_label_shrink_epoch_done(&m->shrink, s->comm, p->col_ptr, p->col_idx, p->col_val,
+                                            s->opt.m3l.pg_tol, &wake, &m->converged));
+    if (wake) memset(m->out, 0, (size_t)d->off[s->ds->n_local] * sizeof *m->out);
+    list_awake(m);
+    if (!m->blocks && s->opt.m3l.block_switch > 0 &&
+        m->shrink.last_pg_abs < s->opt.m3l.block_switch) {
+        m->blocks = 1;
+        strux_log(STRUX_LOG_INFO, "m3l: label blocks from epoch %lld (max |projected gradient| "
+                  "%.3g below m3l.block_switch = %g)",
+                  (long long)s->epoch + 2, m->shrink.last_pg_abs, s->opt.m3l.block_switch);
+    }
+    return STRUX_OK;
+}
+
+static void m3l_reset(dual_data *d)
+{
+    m3l_data *m = d->mdata;
+    strux_label_shrink_reset(&m->shrink);
+    memset(m->out, 0, (size_t)d->off[d->n_local] * sizeof *m->out);
+    m->converged = 0;
+    m->blocks = 0;
+    list_awake(m);
+}
+
+static int m3l_converged(const strux_solver *s)
+{
+    const dual_data *d = s->data;
+    return d && d->mdata && ((const m3l_data *)d->mdata)->converged;
 }
 
 /* Primal J(Z) = (λ/2)·Σ_l u_l·z_l + loss (W-form, §1.9; the loss is the engine's exact-search
@@ -283,63 +365,78 @@ static strux_status m3l_certificate(strux_solver *s, strux_certificate *c)
     return STRUX_OK;
 }
 
-/* Checkpoint, per example: its coordinates' shrunk flags (shrink.h). */
+/* Checkpoint, per example: the shrunk flags of its coordinates. */
 static strux_status m3l_save(const strux_solver *s, const dual_data *d, int64_t i0, int64_t i1,
                              strux_blob *b)
 {
     (void)s;
     const m3l_data *m = d->mdata;
-    return strux_shrink_save(&m->sh, d->off, i0, i1, b);
+    return strux_blob_put(b, m->out + d->off[i0], (size_t)(d->off[i1] - d->off[i0]));
 }
 
 static strux_status m3l_load(strux_solver *s, dual_data *d, int64_t i0, int64_t i1, strux_blob *b)
 {
     (void)s;
     m3l_data *m = d->mdata;
-    return strux_shrink_load(&m->sh, d->off, i0, i1, b);
+    STRUX_TRY(strux_blob_get(b, m->out + d->off[i0], (size_t)(d->off[i1] - d->off[i0]),
+                             "m3l shrunk coordinates"));
+    for (int64_t j = d->off[i0]; j < d->off[i1]; j++)
+        m->shrink.n_out += m->out[j];
+    return STRUX_OK;
 }
 
 /* The epoch's per-label ranges so far, over all ranks (a checkpoint between rounds). */
 static strux_status m3l_reduce_partial(strux_solver *s, dual_data *d)
 {
     m3l_data *m = d->mdata;
-    return m->shrink ? strux_shrink_reduce_partial(&m->sh, s->comm) : STRUX_OK;
+    return strux_label_shrink_reduce_partial(&m->shrink, s->comm);
 }
 
-/* Checkpoint, global: the shrinking state of every label. */
+/* Checkpoint, global: the shrinking state and the schedule (label blocks or not). */
 static strux_status m3l_save_global(const dual_data *d, strux_blob *b)
 {
     const m3l_data *m = d->mdata;
-    return strux_shrink_save_global(&m->sh, b);
+    STRUX_TRY(strux_label_shrink_save(&m->shrink, b));
+    return strux_blob_put(b, &m->blocks, sizeof m->blocks);
 }
 
 static strux_status m3l_load_global(dual_data *d, strux_blob *b)
 {
     m3l_data *m = d->mdata;
-    return strux_shrink_load_global(&m->sh, b);
+    STRUX_TRY(strux_label_shrink_load(&m->shrink, b));
+    STRUX_TRY(strux_blob_get(b, &m->blocks, sizeof m->blocks, "m3l schedule"));
+    list_awake(m);
+    return STRUX_OK;
 }
 
 static void m3l_destroy(dual_data *d)
 {
     m3l_data *m = d->mdata;
     if (!m) return;
-    strux_free(&m->R);
-    strux_free(&m->col_ptr);
-    strux_free(&m->col_idx);
-    strux_free(&m->col_val);
+    strux_m3l_prior_free(&m->prior);
     strux_free(&m->sigma);
     strux_free(&m->rows);
     strux_free(&m->s);
     strux_free(&m->tmp);
     strux_free(&m->dc);
     strux_free(&m->rdc);
-    strux_shrink_free(&m->sh);
+    strux_free(&m->out);
+    strux_free(&m->sign);
+    strux_free(&m->xx);
+    strux_free(&m->list);
+    strux_free(&m->cnt);
+    strux_free(&m->cur);
+    strux_free(&m->labels);
+    strux_free(&m->awake);
+    strux_label_shrink_free(&m->shrink);
     strux_free(&d->mdata);
 }
 
 static const dual_method m3l_method = {.visit = m3l_visit,
+                                       .pass = m3l_pass,
                                        .setup = m3l_setup,
                                        .epoch_done = m3l_epoch_done,
+                                       .reset = m3l_reset,
                                        .save = m3l_save,
                                        .load = m3l_load,
                                        .save_global = m3l_save_global,
@@ -352,6 +449,7 @@ strux_status strux_solver_create_m3l(strux_solver *s)
     STRUX_TRY(strux_dual_attach(s, &m3l_method));
     m3l_ops = strux_dual_ops;
     m3l_ops.certificate = m3l_certificate;
+    m3l_ops.converged = m3l_converged;
     s->ops = &m3l_ops;
     return STRUX_OK;
 }
@@ -359,22 +457,8 @@ strux_status strux_solver_create_m3l(strux_solver *s)
 strux_status strux_solver_m3l_info(const strux_solver *s, struct strux_m3l_info *out)
 {
     *out = (strux_m3l_info){0};
-    if (s->ops != &m3l_ops || !s->data) return STRUX_OK; /* another solver: no prior */
-    const dual_data *d = s->data;
-    const m3l_data *m = d->mdata;
-    const strux_m3l_options *o = &s->opt.m3l;
-    size_t n = (size_t)m->L * (size_t)m->L;
-    STRUX_TRY(strux_alloc_array(&out->R, n, sizeof *out->R));
-    memcpy(out->R, m->R, n * sizeof *out->R);
-    out->n_labels = m->L;
-    snprintf(out->prior, sizeof out->prior, "%.31s", o->prior);
-    snprintf(out->empirical, sizeof out->empirical, "%.31s",
-             strcmp(o->prior, "empirical") == 0 ? o->empirical : "");
-    snprintf(out->source, sizeof out->source, "%s", m->source);
-    out->shrink = o->shrink;
-    out->eig_min = m->eig_min;
-    out->eig_max = m->eig_max;
-    out->lambda = s->opt.lambda;
-    out->C_paper = 1 / (2 * s->opt.lambda * d->n);
-    return STRUX_OK;
+    const strux_m3l_prior *p = strux_m3l_kernel_prior(s);
+    if (s->ops == &m3l_ops && s->data) p = &((const m3l_data *)((const dual_data *)s->data)->mdata)->prior;
+    if (!p) return STRUX_OK; /* another solver: no prior */
+    return strux_m3l_prior_describe(p, &s->opt.m3l, s->opt.lambda, s->ds->weight_sum, out);
 }

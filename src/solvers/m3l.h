@@ -6,12 +6,15 @@
  *   - the box-constrained 1-D and 2-D QP solvers of the kernel SMO and the scalar pieces of its
  *     working-set selection (m3l_qp.c; §2.2-§2.4, §6 A3, A4).
  * R is a dense L×L row-major array of doubles owned by the caller (R[k*L + l] = R_kl). Labels are
- * the 0-based ids of the data files. Every function here is local (Not Collective); the caller
- * allreduces empirical counts and agrees on errors (STYLE.md §8). */
+ * the 0-based ids of the data files. Every function of the first two parts is local (Not
+ * Collective); the caller allreduces empirical counts and agrees on errors (STYLE.md §8). The
+ * third part (m3l_setup.c) is the prior a solver trains with, built collectively from the [m3l]
+ * keys and shared by solver.type = m3l and m3l_kernel. */
 #ifndef STRUX_M3L_H
 #define STRUX_M3L_H
 
-#include "strux/data.h"
+#include "strux/io.h"
+#include "strux/solver.h"
 
 /* ---- priors (m3l_prior.c) ---- */
 
@@ -98,13 +101,21 @@ int strux_m3l_solve2d(double q11, double q12, double q22, const double g[2], con
                       const double M[2], double x[2]);
 
 /* Projected gradient of the maximisation dual on [0, C] (§2.3): g inside, max(0, g) at α = 0,
- * min(0, g) at α = C. */
-double strux_m3l_pg(double alpha, double g, double C);
+ * min(0, g) at α = C. Inline: the SMO's scans call it once per point. */
+static inline double strux_m3l_pg(double alpha, double g, double C)
+{
+    if (alpha <= 0 && g < 0) return 0.0;
+    if (alpha >= C && g > 0) return 0.0; /* with C = 0 (a loss weight of 0) both: 0 */
+    return g;
+}
 
 /* Whether j may pair with p (§2.4 step 3, A3): K_pp·K_jj − K_pj² > STRUX_M3L_DET_TOL·K_pp·K_jj,
  * the threshold under which strux_m3l_solve2d solves Q_pq = 4·R_ll·[[K_pp, ±K_pj], [±K_pj, K_jj]]
- * exactly; excludes j = p and (anti-)parallel points. */
-int strux_m3l_pair_ok(double K_pp, double K_jj, double K_pj);
+ * exactly; excludes j = p and (anti-)parallel points. Inline, as strux_m3l_pg. */
+static inline int strux_m3l_pair_ok(double K_pp, double K_jj, double K_pj)
+{
+    return K_pp * K_jj - K_pj * K_pj > STRUX_M3L_DET_TOL * K_pp * K_jj;
+}
 
 /* h^max_pj of §2.4 step 4, the unconstrained gain ½·gᵀQ_pq⁻¹g of the pair, g = (g_pl, g_jl),
  * s_pj = y_pl·y_jl:
@@ -116,5 +127,35 @@ double strux_m3l_hmax(double g_p, double g_j, double s_pj, double K_pp, double K
 /* α after a step, put exactly on 0 or C when within STRUX_M3L_SNAP_TOL·C of it (bound status
  * drives the projected gradient and the selection, §2.2 guards, §2.3). */
 double strux_m3l_snap(double alpha, double C);
+
+/* ---- the prior a solver trains with (m3l_setup.c) ---- */
+
+typedef struct strux_m3l_prior {
+    int32_t L;
+    double *R;        /* L×L, as used (after shrinkage) */
+    int identity;     /* R = I exactly (1-vs-All) */
+    int64_t *col_ptr; /* the non-zeros of R's columns (R symmetric: its rows) */
+    int32_t *col_idx;
+    double *col_val;
+    double eig_min, eig_max;
+    char source[2 * STRUX_OPT_STR + 64]; /* where R came from (log, model file) */
+} strux_m3l_prior;
+
+/* R for L labels from the [m3l] keys (prior, empirical over the ranks' label sets of ds or of
+ * m3l.prior_data, file: a text matrix or a model's /m3l/R, zero_shot; then m3l.shrink), checked
+ * (strux_m3l_prior_factor), its column non-zeros listed, and logged. Every rank gets the same R.
+ * Errors: those of the builders and checks, STRUX_ERR_CONFIG for a missing m3l.r_file or
+ * m3l.classes. Collective. */
+strux_status strux_m3l_prior_build(const strux_m3l_options *o, strux_comm *comm,
+                                   const strux_dataset *ds, int32_t L, strux_m3l_prior *p);
+void strux_m3l_prior_free(strux_m3l_prior *p);
+/* The model file's /m3l description of p (R copied) for a solver of λ on W-weighted data. */
+strux_status strux_m3l_prior_describe(const strux_m3l_prior *p, const strux_m3l_options *o,
+                                      double lambda, double W, strux_m3l_info *out);
+
+/* m3l_kernel.c: solver.type = m3l_kernel, and the prior of such a solver (NULL for every other
+ * solver). */
+strux_status strux_solver_create_m3l_kernel(strux_solver *s);
+const strux_m3l_prior *strux_m3l_kernel_prior(const strux_solver *s);
 
 #endif

@@ -63,18 +63,6 @@ int strux_m3l_solve2d(double q11, double q12, double q22, const double g[2], con
     return 0;
 }
 
-double strux_m3l_pg(double alpha, double g, double C)
-{
-    if (alpha <= 0) return g > 0 ? g : 0.0;
-    if (alpha >= C) return g < 0 ? g : 0.0;
-    return g;
-}
-
-int strux_m3l_pair_ok(double K_pp, double K_jj, double K_pj)
-{
-    return K_pp * K_jj - K_pj * K_pj > STRUX_M3L_DET_TOL * K_pp * K_jj;
-}
-
 double strux_m3l_hmax(double g_p, double g_j, double s_pj, double K_pp, double K_jj, double K_pj,
                       double R_ll)
 {

@@ -494,11 +494,21 @@ strux_status strux_solver_certificate(strux_solver *s, strux_certificate *c)
 {
     if (s->ops->primal)
         STRUX_TRY(s->ops->primal(s, c));
-    else
+    else if (!s->ops->own_primal)
         STRUX_TRY(strux_objective_primal(s->task, s->exact, s->ds, s->model, s->comm,
                                          s->opt.lambda, c));
     if (s->ops->certificate) STRUX_TRY(s->ops->certificate(s, c));
     return STRUX_OK;
+}
+
+int strux_solver_converged(const strux_solver *s)
+{
+    return s->ops && s->ops->converged ? s->ops->converged(s) : 0;
+}
+
+strux_status strux_solver_export_info(strux_solver *s, struct strux_model_info *info)
+{
+    return s->ops && s->ops->export_info ? s->ops->export_info(s, info) : STRUX_OK;
 }
 
 strux_status strux_solver_save(const strux_solver *s, strux_blob *b)

@@ -7,11 +7,21 @@
 struct strux_solver_ops {
     strux_status (*setup)(strux_solver *s);
     strux_status (*epoch)(strux_solver *s);
-    /* optional: dual and gap; the primal is strux_objective_primal unless primal is set */
+    /* optional: dual and gap; the primal is strux_objective_primal unless primal is set or
+     * own_primal */
     strux_status (*certificate)(strux_solver *s, strux_certificate *c);
     /* optional: the primal objective and loss at the model into c (Collective), for a solver
      * that has a faster exact way than the searches over every example (sdca's active sets) */
     strux_status (*primal)(strux_solver *s, strux_certificate *c);
+    /* nonzero: certificate computes primal and loss too (no pass of exact searches: the kernel
+     * SMO, whose model the weight store cannot hold, has them from its gradients) */
+    int own_primal;
+    /* optional: has the solver's own stopping rule been met (m3l.pg_tol)? Identical on every
+     * rank after an epoch. */
+    int (*converged)(const strux_solver *s);
+    /* optional: the parts of the model file's info that follow the iterate (m3l_kernel: the
+     * kernel expansion, gathered from every rank). Collective. */
+    strux_status (*export_info)(strux_solver *s, struct strux_model_info *info);
     /* checkpoint state beyond the model and the epoch count: the global part (identical on
      * every rank) and the per-example part of local examples [i0, i1) (one data block) */
     strux_status (*save)(const strux_solver *s, strux_blob *b);

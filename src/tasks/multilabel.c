@@ -53,6 +53,18 @@ static strux_status ml_potentials(const strux_task *t, const strux_model *m,
     return STRUX_OK;
 }
 
+static strux_status ml_potentials_scores(const strux_task *t, const strux_dataset *ds, int64_t i,
+                                         const double *row_scores, strux_pot *pot)
+{
+    (void)ds;
+    int32_t L = t->n_labels;
+    pot->i = i;
+    pot->n_parts = L;
+    pot->n_states = 2;
+    memcpy(pot->s, row_scores, (size_t)L * sizeof *pot->s);
+    return STRUX_OK;
+}
+
 static double ml_loss(const strux_task *t, const strux_label *y, const strux_label *truth)
 {
     (void)t;
@@ -477,6 +489,7 @@ static const struct strux_task_ops multilabel_ops = {
     .model_shape = ml_model_shape,
     .sizes = ml_sizes,
     .potentials = ml_potentials,
+    .potentials_scores = ml_potentials_scores,
     .truth = strux_labelset_truth,
     .oracle = ml_oracle,
     .loss = ml_loss,

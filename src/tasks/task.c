@@ -279,6 +279,22 @@ strux_status strux_task_potentials(const strux_task *t, const strux_model *m,
     return t->ops->potentials(t, m, ds, i, pot);
 }
 
+strux_status strux_task_potentials_scores(const strux_task *t, const strux_dataset *ds, int64_t i,
+                                          const double *row_scores, strux_pot *pot)
+{
+    STRUX_CHECK(t->ops->potentials_scores, STRUX_ERR_UNSUPPORTED,
+                "task '%s': its potentials are more than its row scores (potentials_scores); "
+                "a kernel model or --scores needs task.type = multilabel",
+                t->type_name);
+    pot->stamp++;
+    return t->ops->potentials_scores(t, ds, i, row_scores, pot);
+}
+
+int strux_task_scores_are_potentials(const strux_task *t)
+{
+    return t->ops->potentials_scores != NULL;
+}
+
 strux_status strux_task_truth(const strux_task *t, const strux_dataset *ds, int64_t i,
                               strux_label *y)
 {

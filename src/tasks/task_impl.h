@@ -44,6 +44,10 @@ struct strux_task_ops {
                           int64_t *max_pot, int64_t *max_mu);
     strux_status (*potentials)(const strux_task *t, const strux_model *m, const strux_dataset *ds,
                                int64_t i, strux_pot *pot);
+    /* optional: the potentials from the example's row scores, for tasks whose potentials are
+     * those scores (strux_task_potentials_scores) */
+    strux_status (*potentials_scores)(const strux_task *t, const strux_dataset *ds, int64_t i,
+                                      const double *row_scores, strux_pot *pot);
     strux_status (*truth)(const strux_task *t, const strux_dataset *ds, int64_t i, strux_label *y);
     strux_status (*oracle)(const strux_task *t, const strux_pot *pot, const strux_label *truth,
                            const strux_query *q, strux_label *y, strux_answer *ans);

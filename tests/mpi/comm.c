@@ -10,6 +10,7 @@
 #include "strux/model.h"
 
 #include <assert.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -159,6 +160,21 @@ int main(int argc, char **argv)
     double mx = rank == size - 1 ? 7.5 : -1;
     st = strux_comm_allreduce_max(c, &mx, 1);
     mpi_check(c, st == STRUX_OK && mx == 7.5, "allreduce_max");
+
+    /* maxloc: the largest value wins; on a tie the lowest index, whichever rank holds it; an
+     * index beyond 2^31 survives */
+    double val = rank % 2 ? 3.0 : 1.0;
+    int64_t at = ((int64_t)1 << 33) + 10 * (size - rank);
+    st = strux_comm_allreduce_maxloc(c, &val, &at);
+    int64_t winner = size > 1 ? ((int64_t)1 << 33) + 10 * (size - (size % 2 ? size - 2 : size - 1))
+                            : ((int64_t)1 << 33) + 10;
+    mpi_check(c, st == STRUX_OK && val == (size > 1 ? 3.0 : 1.0) && at == winner,
+              "allreduce_maxloc: the largest value, the lowest index among its ties");
+    double none = -INFINITY;
+    int64_t none_at = rank == 0 ? INT64_MAX : 5 + rank;
+    st = strux_comm_allreduce_maxloc(c, &none, &none_at);
+    mpi_check(c, st == STRUX_OK && none == -INFINITY && none_at == (size > 1 ? 6 : INT64_MAX),
+              "allreduce_maxloc: all equal, the lowest index");
 
     char word[16] = "";
     if (rank == 0) snprintf(word, sizeof word, "hello");
