@@ -57,6 +57,7 @@ struct strux_driver {
     int64_t fingerprint;   /* of the training data, every rank's (checkpoints) */
     double zero_bound;     /* J(0) ≤ this: the weighted mean largest loss of the examples */
     int warned;            /* the divergence warning was given */
+    int timed_out;         /* solver.time_limit was reached (decided on the slowest clock) */
     strux_model *exported; /* scratch: the weights with data.scale folded in, or NULL */
     double row[STRUX_CURVE_MAX_COLS];
 };
@@ -110,6 +111,11 @@ void strux_driver_set_progress(strux_driver *d, strux_progress_fn fn, void *ctx)
 void strux_driver_set_stop_flag(strux_driver *d, const volatile sig_atomic_t *flag)
 {
     d->stop_flag = flag;
+}
+
+int strux_driver_limit_reached(const strux_driver *d)
+{
+    return d->epoch >= d->opt.epochs || d->timed_out;
 }
 
 int64_t strux_driver_epoch(const strux_driver *d)
@@ -210,6 +216,8 @@ static int due(int64_t e, int64_t every, int64_t last)
     return e == last || (every > 0 && e % every == 0);
 }
 
+static strux_status append_row(strux_driver *d, int64_t epoch_calls, int score);
+
 /* One epoch of the solver with its hooks, certificate (when due or force_cert) and record.
  * *stop is set when a hook asks the run to end. */
 static strux_status one_epoch(strux_driver *d, int force_cert, int *stop)
@@ -245,7 +253,16 @@ static strux_status one_epoch(strux_driver *d, int force_cert, int *stop)
     d->train_s += strux_time_now() - t0;
     for (int h = 0; h < d->n_hooks; h++)
         if (d->hook[h].after_epoch) STRUX_TRY(d->hook[h].after_epoch(d->hook[h].ctx, d, stop));
+    return append_row(d, epoch_calls, due(e, d->opt.eval_every, d->opt.epochs));
+}
 
+/* The record of the epoch just run (or of an outer step after it): base columns, the solver's,
+ * every hook's, test scores when score_test; appended to the curve and passed to the record
+ * callback. */
+static strux_status append_row(strux_driver *d, int64_t epoch_calls, int score)
+{
+    strux_comm *comm = d->p.comm;
+    const int64_t e = d->epoch;
     const strux_curve *c = &d->p.info->curve;
     double *row = d->row;
     for (int k = 0; k < c->n_cols; k++)
@@ -268,10 +285,16 @@ static strux_status one_epoch(strux_driver *d, int force_cert, int *stop)
     for (int h = 0; h < d->n_hooks; h++)
         if (d->hook[h].metrics)
             STRUX_TRY(d->hook[h].metrics(d->hook[h].ctx, d, row + d->hook_col[h]));
-    if (d->p.test && due(e, d->opt.eval_every, d->opt.epochs)) STRUX_TRY(score_test(d, row));
+    if (d->p.test && score) STRUX_TRY(score_test(d, row));
     STRUX_TRY(strux_curve_append(&d->p.info->curve, row));
     if (d->record_fn) STRUX_TRY(strux_comm_agree(comm, d->record_fn(d->record_ctx, d, c)));
+    d->bytes0 = strux_comm_bytes(comm);
     return STRUX_OK;
+}
+
+strux_status strux_driver_record(strux_driver *d)
+{
+    return append_row(d, 0, 0);
 }
 
 /* Did any rank's stop flag go up? Collective. */
@@ -316,6 +339,7 @@ strux_status strux_driver_solve(strux_driver *d, double eps, int64_t max_epochs,
             double t = d->train_s;
             STRUX_TRY(strux_comm_allreduce_max(d->p.comm, &t, 1));
             if (t >= d->opt.time_limit) {
+                d->timed_out = 1;
                 strux_log(STRUX_LOG_INFO, "solver.time_limit of %gs reached after epoch %lld",
                           d->opt.time_limit, (long long)d->epoch);
                 return STRUX_OK;

@@ -42,7 +42,18 @@ struct strux_solver {
     strux_progress_fn progress; /* NULL, or called after each step */
     void *progress_ctx;
     void *data; /* implementation state, owned */
+    /* NULL, or the whole certificate of an outer loop's own problem (strux_solver_set_certificate) */
+    strux_status (*cert_override)(void *ctx, strux_solver *s, strux_certificate *c);
+    void *cert_ctx;
 };
+
+/* Replace the solver's certificate (primal, dual, gap) by cert(ctx, s, c): an outer loop that
+ * reweights the rows of an inner problem it knows better (rate constraints: one score per example
+ * for two rows, and its own sums on the way) certifies it itself. NULL restores the solver's. */
+void strux_solver_set_certificate(strux_solver *s,
+                                  strux_status (*cert)(void *ctx, strux_solver *s,
+                                                       strux_certificate *c),
+                                  void *ctx);
 
 /* Report done of total examples processed in this epoch (see strux_solver_set_progress). */
 static inline void strux_solver_progress(const strux_solver *s, int64_t done, int64_t total)
