@@ -57,6 +57,7 @@ struct strux_driver {
     int64_t fingerprint;   /* of the training data, every rank's (checkpoints) */
     double zero_bound;     /* J(0) ≤ this: the weighted mean largest loss of the examples */
     int warned;            /* the divergence warning was given */
+    int moving;            /* a hook moves the problem between solves: no divergence warning */
     int timed_out;         /* solver.time_limit was reached (decided on the slowest clock) */
     strux_model *exported; /* scratch: the weights with data.scale folded in, or NULL */
     double row[STRUX_CURVE_MAX_COLS];
@@ -94,6 +95,7 @@ strux_status strux_driver_add_hook(strux_driver *d, const strux_driver_hook *h)
 {
     STRUX_CHECK(d->n_hooks < MAX_HOOKS, STRUX_ERR_INTERNAL, "more than %d driver hooks", MAX_HOOKS);
     d->hook[d->n_hooks++] = *h;
+    d->moving |= h->moves_problem;
     return STRUX_OK;
 }
 
@@ -240,7 +242,7 @@ static strux_status one_epoch(strux_driver *d, int force_cert, int *stop)
         snprintf(phase, sizeof phase, "the certificate after epoch %lld", (long long)e);
         strux_comm_set_phase(comm, phase);
         STRUX_TRY(strux_solver_certificate(d->p.solver, &d->cert));
-        if (d->cert.primal > DIVERGENCE_FACTOR * d->zero_bound && !d->warned &&
+        if (d->cert.primal > DIVERGENCE_FACTOR * d->zero_bound && !d->warned && !d->moving &&
             strux_comm_rank(comm) == 0) {
             strux_log(STRUX_LOG_WARN,
                       "the objective %.6g after epoch %lld is above %d x %.6g, the objective of "
@@ -677,11 +679,6 @@ static strux_status zero_bound(strux_driver *d)
     STRUX_TRY(strux_comm_allreduce_sum(d->p.comm, &sum, 1));
     d->zero_bound = sum / ds->weight_sum;
     return STRUX_OK;
-}
-
-strux_status strux_driver_weights_changed(strux_driver *d)
-{
-    return zero_bound(d);
 }
 
 strux_status strux_driver_start(strux_driver *d, const char *resume)

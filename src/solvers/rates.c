@@ -558,6 +558,7 @@ strux_status strux_rates_hook(strux_rates *r, strux_solver *solver, strux_driver
                              .ctx = r,
                              .columns = (const char *const *)r->columns,
                              .metrics = rates_metrics,
+                             .moves_problem = 1,
                              .save = strux_rates_mm_save,
                              .load = strux_rates_mm_load};
     return STRUX_OK;

@@ -73,13 +73,6 @@ strux_status strux_rates_inner_build(strux_rates *r)
     }
     STRUX_TRY(strux_alloc_array(&in->weight, (size_t)(2 * n) + 1, sizeof *in->weight));
     in->weight_sum = (double)r->N; /* W = N: the SDCA objective is 2(Ψ − constants) */
-    /* the first surrogate's weights (w = 0: both hinges, v = 0), so the driver's bound on J(0)
-     * and a certificate before the first search are those of a real problem */
-    memset(r->pat, 3, (size_t)n);
-    for (int64_t e = 0; e < n; e++) {
-        in->weight[2 * e] = r->ex[4 * e] = (double)r->N * r->Ab[e];
-        in->weight[2 * e + 1] = r->ex[4 * e + 1] = (double)r->N * r->Bb[e];
-    }
     return STRUX_OK;
 }
 

@@ -361,11 +361,10 @@ static double anchor_bias(const strux_rates *r)
 
 /* Start an SVMOptimizer call at st->vt: new loss weights (warm start), and with a free bias the
  * interval B and the flat cut 0 of Alg. 3. */
-static strux_status svm_begin(strux_rates *r, strux_driver *drv)
+static strux_status svm_begin(strux_rates *r)
 {
     rates_mm_state *st = &r->st;
     STRUX_TRY(strux_rates_set_multipliers(r, st->vt, 1));
-    STRUX_TRY(strux_driver_weights_changed(drv));
     st->in_sdca = 0;
     if (!r->free_bias) return STRUX_OK;
     free_bcuts(r);
@@ -560,7 +559,7 @@ static strux_status search_run(strux_rates *r, strux_driver *drv, strux_model *r
             st->ht = dec.ht;
             st->eps_t = dec.eps_t;
             memcpy(st->vt, dec.v, sizeof st->vt);
-            STRUX_TRY_GOTO(s, svm_begin(r, drv), done);
+            STRUX_TRY_GOTO(s, svm_begin(r), done);
             st->in_solve = 1;
         }
         STRUX_TRY_GOTO(s, svm_run(r, drv, &u, &l, g, w), done);
