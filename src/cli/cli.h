@@ -144,6 +144,9 @@ int strux_cmd_predict(strux_comm *comm, int argc, char **argv);
 int strux_cmd_eval(strux_comm *comm, int argc, char **argv);
 int strux_cmd_convert(strux_comm *comm, int argc, char **argv);
 int strux_cmd_gen(strux_comm *comm, int argc, char **argv);
+/* `strux gen DIR --kind KIND ...` (gen_churn.c: the churn problem of dataset_constraints.md
+ * §4.5). */
+int strux_cli_gen_kind(strux_comm *comm, int argc, char **argv);
 int strux_cmd_inspect(strux_comm *comm, int argc, char **argv);
 int strux_cmd_help(strux_comm *comm, int argc, char **argv);
 

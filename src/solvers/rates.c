@@ -43,8 +43,9 @@ const strux_opt_spec strux_rates_opt_specs[] = {
      "the next bias as the minimiser of its cut model (min, F.2.1) or the centroid of the region "
      "between the model and the best upper bound (center, F.2.2)"},
     {"rates.start", STRUX_OPT_STRING, offsetof(strux_rates_options, start), "zero", 0, 0, NULL,
-     "MM start: zero (w = 0), or a binary strux model file of the same dimension, scaled up so "
-     "that at most 1 % of the training examples lie inside its ramp (A7)"},
+     "MM start: zero (w = 0), or a binary strux model file of the same dimension, scaled by the "
+     "power of 2 (over its largest training score) that meets the ramp constraints with the "
+     "smallest Problem 2 objective, or violates them least (A7)"},
     {"rates.return", STRUX_OPT_CHOICE, offsetof(strux_rates_options, return_rule), "average", 0, 0,
      "average|best_bound",
      "the model a multiplier search returns: the LP-dual average of its iterates (A5) or the "

@@ -58,7 +58,9 @@ typedef struct rates_mm_state {
     int32_t in_solve;               /* an SVMOptimizer call is under way */
     /* Alg. 3 (model.bias = free) */
     int64_t bt;                     /* its iteration */
-    double b_lo, b_hi;              /* the interval B (stored units) */
+    double b_max;                   /* the safe interval B = [−b_max, b_max] (stored units) */
+    double b_lo, b_hi;              /* the working interval inside it */
+    double b_prev;                  /* the bias the last call of this search returned */
     double eps_b;                   /* the SDCA tolerance of this iteration */
     int32_t in_sdca;                /* an SDCA solve is under way */
     int64_t budget;                 /* SDCA epochs left in it */

@@ -31,7 +31,6 @@
 
 #define MAX_DOUBLINGS 3  /* A1: V_max doubled at most this often */
 #define MAX_BIAS_CUTS 50 /* Alg. 3 iterations per SVMOptimizer call at most (§3.8) */
-#define START_INSIDE 0.01 /* A7: share of training examples left inside the start's ramp */
 
 /* ---- cuts ---- */
 
@@ -129,19 +128,19 @@ static strux_status rates_at(strux_rates *r, double *sp_ramp, double *sp_ind)
     return st;
 }
 
-/* Problem 2 at model w: objective and each constraint's ramp value − γ and indicator value − γ. */
-static strux_status problem2(strux_rates *r, const strux_model *w, double *obj, double *ramp_viol,
-                             double *ind_viol)
+/* Problem 2 at the scores r->z of a model whose stored weights have squared norm norm2 (free
+ * bias excluded): objective and each constraint's ramp value − γ and indicator value − γ. */
+static strux_status problem2_z(strux_rates *r, double norm2, double *obj, double *ramp_viol,
+                               double *ind_viol)
 {
     int32_t K = strux_subset_count(r->defs);
     double *sr = NULL, *si = NULL;
-    strux_rates_scores(r, w);
     strux_status st = strux_alloc_array(&sr, (size_t)K, sizeof *sr);
     if (st == STRUX_OK) st = strux_alloc_array(&si, (size_t)K, sizeof *si);
     if (st == STRUX_OK) st = rates_at(r, sr, si);
     if (st == STRUX_OK) {
         *obj = strux_rates_row_value(&r->row[0], sr) + r->row[0].c0 +
-               0.125 * r->lam * strux_model_norm2(w); /* (λ/2)||w̃/2||² */
+               0.125 * r->lam * norm2; /* (λ/2)||w̃/2||² */
         for (int32_t j = 0; j < r->m; j++) {
             ramp_viol[j] = strux_rates_row_value(&r->row[j + 1], sr) - r->row[j + 1].gamma;
             if (ind_viol)
@@ -151,6 +150,14 @@ static strux_status problem2(strux_rates *r, const strux_model *w, double *obj, 
     strux_free(&sr);
     strux_free(&si);
     return st;
+}
+
+/* Problem 2 at model w. */
+static strux_status problem2(strux_rates *r, const strux_model *w, double *obj, double *ramp_viol,
+                             double *ind_viol)
+{
+    strux_rates_scores(r, w);
+    return problem2_z(r, strux_model_norm2(w), obj, ramp_viol, ind_viol);
 }
 
 /* Each constraint's canonical row − γ at the indicator rates of model w on data.test (NaN where a
@@ -360,7 +367,9 @@ static double anchor_bias(const strux_rates *r)
 }
 
 /* Start an SVMOptimizer call at st->vt: new loss weights (warm start), and with a free bias the
- * interval B and the flat cut 0 of Alg. 3. */
+ * flat cut 0 of Alg. 3 and its intervals: the safe B = [−b_max, b_max] (module comment) and the
+ * working interval, [b_0 − 1, b_0 + 1] in stored units (the ramp's width) around the bias b_0 the
+ * last call of this search returned (the anchor's at the first), clipped to B. */
 static strux_status svm_begin(strux_rates *r)
 {
     rates_mm_state *st = &r->st;
@@ -372,27 +381,19 @@ static strux_status svm_begin(strux_rates *r)
     for (int32_t j = 0; j < r->m; j++)
         l0 -= st->vt[j] * r->gam[j];
     double u0 = strcmp(r->opt.bias_cut, "center") == 0 ? 2 * st->ht - l0 : st->ht; /* F.2.2 */
-    double b_max = 0.5 + r->X * sqrt(2 * fmax(st->ht - l0, 0.0) / r->lam);
-    st->b_lo = -2 * b_max; /* stored units b̃ = 2b */
-    st->b_hi = 2 * b_max;
+    st->b_max = 2 * (0.5 + r->X * sqrt(2 * fmax(st->ht - l0, 0.0) / r->lam)); /* stored units */
+    double b0 = fmin(fmax(st->b_prev, -st->b_max), st->b_max);
+    st->b_lo = fmax(b0 - 1, -st->b_max);
+    st->b_hi = fmin(b0 + 1, st->b_max);
     st->bt = 1;
     return push_bcut(r, 0, u0, l0, 0, NULL, NULL);
 }
 
-/* Alg. 3's step at iteration st->bt: when U'_t − L'_t ≤ ε' (from the second iteration on), or
- * the iteration cap or a run limit is reached, *best is the iterate of the smallest u'_s (s ≥ 1)
- * and *target L'_t; otherwise *best = −1, *b the next bias (F.2.1: the model's minimiser, b' at
- * the first iteration, A17; F.2.2: the centroid's) and *target its tolerance (U' − L')/2 or
- * (U' − z_t)/2. */
-static strux_status bias_decide(strux_rates *r, int32_t *best, double *b, double *target)
+/* h' = max_s l'_s + g'_s (b − b_s) over the bias cuts: its minimum *L on [lo, hi], at *b. */
+static strux_status bias_model_min(strux_rates *r, double lo, double hi, double *b, double *L)
 {
-    rates_mm_state *st = &r->st;
-    int32_t n = r->n_bcuts, arg = -1;
-    double *lv = NULL, *gv = NULL, *bv = NULL, Lb = -INFINITY, Ub = INFINITY, zc;
-    for (int32_t s = 0; s < n; s++) {
-        Ub = fmin(Ub, r->bcuts[s].u);
-        if (s > 0 && (arg < 0 || r->bcuts[s].u < r->bcuts[arg].u)) arg = s;
-    }
+    int32_t n = r->n_bcuts;
+    double *lv = NULL, *gv = NULL, *bv = NULL;
     strux_status s = strux_alloc_array(&lv, (size_t)n, sizeof *lv);
     if (s == STRUX_OK) s = strux_alloc_array(&gv, (size_t)n, sizeof *gv);
     if (s == STRUX_OK) s = strux_alloc_array(&bv, (size_t)n, sizeof *bv);
@@ -401,23 +402,79 @@ static strux_status bias_decide(strux_rates *r, int32_t *best, double *b, double
         gv[c] = r->bcuts[c].g;
         bv[c] = r->bcuts[c].b;
     }
-    if (s == STRUX_OK) s = strux_rates_bias_min(n, lv, gv, bv, st->b_lo, st->b_hi, b, &Lb);
-    *best = -1;
-    *target = (Ub - Lb) / 2;
-    if (s == STRUX_OK && arg >= 0 &&
-        (Ub - Lb <= st->eps_t || st->bt > MAX_BIAS_CUTS || st->limit)) {
-        *best = arg;
-        *target = Lb;
-    } else if (s == STRUX_OK && strcmp(r->opt.bias_cut, "center") == 0) {
-        s = strux_rates_bias_center(n, lv, gv, bv, st->b_lo, st->b_hi, Ub, b, &zc);
-        *target = (Ub - zc) / 2;
-    } else if (s == STRUX_OK && st->bt == 1) { /* F.2.1 on the flat model: b_1 = b' (A17) */
-        *b = fmin(fmax(anchor_bias(r), st->b_lo), st->b_hi);
-    }
+    if (s == STRUX_OK) s = strux_rates_bias_min(n, lv, gv, bv, lo, hi, b, L);
     strux_free(&lv);
     strux_free(&gv);
     strux_free(&bv);
     return s;
+}
+
+/* Nonzero when b lies within 1 % of the working interval's width of one of its ends that is not
+ * an end of the safe B: the model's minimum over the working interval then says nothing of the
+ * bias beyond it. */
+static int at_open_end(const rates_mm_state *st, double b, int *side)
+{
+    double w = 0.01 * (st->b_hi - st->b_lo);
+    *side = b <= st->b_lo + w && st->b_lo > -st->b_max ? -1
+            : b >= st->b_hi - w && st->b_hi < st->b_max ? 1
+                                                        : 0;
+    return *side != 0;
+}
+
+/* Alg. 3's step at iteration st->bt. The cut model's minimum L'_t is taken over the working
+ * interval, which doubles its distance from b_0 on a side where the minimiser sits at its end
+ * (§3.5's adaptive B): once the minimiser is inside it (or at an end of the safe B) the minimum
+ * over it is the minimum over all of B, so L'_t is a lower bound on F(v_t). When U'_t − L'_t ≤ ε'
+ * (from the second iteration on), or at the iteration cap or a run limit (L'_t then over the
+ * safe B), *best is the iterate of the smallest u'_s (s ≥ 1) and *target L'_t; otherwise *best =
+ * −1, *b the next bias (F.2.1: the model's minimiser, b_0 at the first iteration, A17; F.2.2:
+ * the centroid's) and *target its tolerance (U' − L')/2 or (U' − z_t)/2. */
+static strux_status bias_decide(strux_rates *r, int32_t *best, double *b, double *target)
+{
+    rates_mm_state *st = &r->st;
+    int32_t n = r->n_bcuts, arg = -1, side;
+    double Lb, Ub = INFINITY, zc, b0 = 0.5 * (st->b_lo + st->b_hi);
+    for (int32_t s = 0; s < n; s++) {
+        Ub = fmin(Ub, r->bcuts[s].u);
+        if (s > 0 && (arg < 0 || r->bcuts[s].u < r->bcuts[arg].u)) arg = s;
+    }
+    STRUX_TRY(bias_model_min(r, st->b_lo, st->b_hi, b, &Lb));
+    if (n > 1 && at_open_end(st, *b, &side)) { /* widen that side once: a geometric probe */
+        if (side < 0) st->b_lo = fmax(b0 - 2 * (b0 - st->b_lo), -st->b_max);
+        else st->b_hi = fmin(b0 + 2 * (st->b_hi - b0), st->b_max);
+        STRUX_TRY(bias_model_min(r, st->b_lo, st->b_hi, b, &Lb));
+    }
+    int valid = !at_open_end(st, *b, &side);
+    *best = -1;
+    *target = (Ub - Lb) / 2;
+    if (arg >= 0 && (st->bt > MAX_BIAS_CUTS || st->limit)) { /* the safe B's bound */
+        double bb;
+        STRUX_TRY(bias_model_min(r, -st->b_max, st->b_max, &bb, &Lb));
+        *best = arg;
+        *target = Lb;
+    } else if (arg >= 0 && valid && Ub - Lb <= st->eps_t) {
+        *best = arg;
+        *target = Lb;
+    } else if (strcmp(r->opt.bias_cut, "center") == 0) {
+        double *lv = NULL, *gv = NULL, *bv = NULL;
+        strux_status s = strux_alloc_array(&lv, (size_t)n, sizeof *lv);
+        if (s == STRUX_OK) s = strux_alloc_array(&gv, (size_t)n, sizeof *gv);
+        if (s == STRUX_OK) s = strux_alloc_array(&bv, (size_t)n, sizeof *bv);
+        for (int32_t c = 0; s == STRUX_OK && c < n; c++) {
+            lv[c] = r->bcuts[c].l;
+            gv[c] = r->bcuts[c].g;
+            bv[c] = r->bcuts[c].b;
+        }
+        if (s == STRUX_OK) s = strux_rates_bias_center(n, lv, gv, bv, st->b_lo, st->b_hi, Ub, b, &zc);
+        *target = (Ub - zc) / 2;
+        strux_free(&lv);
+        strux_free(&gv);
+        strux_free(&bv);
+        STRUX_TRY(s);
+    } else if (st->bt == 1) { /* F.2.1 on the flat model: b_1 = b_0 (A17) */
+        *b = b0;
+    }
+    return STRUX_OK;
 }
 
 /* The SVMOptimizer at st->vt to st->eps_t: the iterate's Ψ (u), a lower bound on F(v_t) (l), the
@@ -444,11 +501,12 @@ static strux_status svm_run(strux_rates *r, strux_driver *drv, double *u, double
     }
     for (;;) {
         if (!st->in_sdca) {
-            double bnext, target;
-            int32_t best;
+            double bnext = 0, target = 0;
+            int32_t best = -1;
             STRUX_TRY(bias_decide(r, &best, &bnext, &target));
             if (best >= 0) { /* the best upper bound's iterate, with L'_t (Alg. 2's contract) */
                 const rates_bcut *c = &r->bcuts[best];
+                st->b_prev = c->b;
                 *u = c->u;
                 *l = target;
                 for (int32_t j = 0; j < m; j++)
@@ -467,6 +525,10 @@ static strux_status svm_run(strux_rates *r, strux_driver *drv, double *u, double
         STRUX_TRY(push_bcut(r, r->bt, strux_rates_psi(r, st->vt), strux_rates_psi_dual(r, st->vt),
                             -r->sum_xi / (2.0 * (double)r->N), r->G, w));
         r->total_bcuts++;
+        if (strux_comm_rank(r->comm) == 0)
+            strux_log(STRUX_LOG_DEBUG, "rates: bias cut %lld b %.6g u %.9g l %.9g slope %.3g",
+                      (long long)st->bt, r->bt, r->bcuts[r->n_bcuts - 1].u,
+                      r->bcuts[r->n_bcuts - 1].l, r->bcuts[r->n_bcuts - 1].g);
         st->bt++;
     }
 }
@@ -493,6 +555,7 @@ static strux_status search_begin(strux_rates *r)
     st->t = 1;
     st->L = r->C0;
     st->in_solve = 0;
+    if (r->free_bias) st->b_prev = anchor_bias(r);
     return STRUX_OK;
 }
 
@@ -582,36 +645,51 @@ done:
 
 /* ---- Alg. 1 ---- */
 
-/* The start (rates.start): w = 0, or a binary model file scaled by 1/q, q the 1 % quantile of its
- * |scores| on the training rows, so that at most 1 % of them lie inside the ramp (A7). */
+/* The start (rates.start): w = 0, or a binary model file scaled up (A7). The scale is the one of
+ * 2^k / max|s(x)| (k = 0..60, s the file model's scores) with the smallest Problem 2 objective
+ * among those meeting every ramp constraint, or with the smallest total violation when none
+ * does: "scaled up so that few points lie inside the ramp" made concrete, since the largest
+ * scales also inflate (λ/2)||w||² and a data set sampled at the model's boundary (the churn
+ * problem's D1) has points inside the ramp at any scale. */
 static strux_status start_model(strux_rates *r, strux_model *anchor)
 {
     strux_model_zero(anchor);
     if (strcmp(r->opt.start, "zero") == 0) return STRUX_OK;
     STRUX_TRY(strux_rates_read_model(r, r->opt.start, "rates.start", anchor));
-    double hi = 0, lo = 0;
+    double *z0 = NULL, top = 0, best_obj = INFINITY, best_viol = INFINITY, best = 0;
+    double viol[STRUX_RATES_MAX_M + 1], norm2 = strux_model_norm2(anchor);
+    STRUX_TRY(strux_alloc_array(&z0, (size_t)r->n_local + 1, sizeof *z0));
     strux_rates_scores(r, anchor);
+    memcpy(z0, r->z, (size_t)r->n_local * sizeof *z0);
     for (int64_t e = 0; e < r->n_local; e++)
-        hi = fmax(hi, fabs(2 * r->z[e]));
-    STRUX_TRY(strux_comm_allreduce_max(r->comm, &hi, 1));
-    for (int it = 0; it < 60; it++) { /* bisection on the quantile: counts allreduced */
-        double t = 0.5 * (lo + hi), inside = 0;
+        top = fmax(top, fabs(2 * z0[e]));
+    strux_status st = strux_comm_allreduce_max(r->comm, &top, 1);
+    if (st == STRUX_OK && !(top > 0))
+        st = strux_error_set(STRUX_ERR_INPUT, __FILE__, __LINE__, __func__,
+                             "%s (rates.start): every training row scores 0 under it; it cannot "
+                             "start MM",
+                             r->opt.start);
+    for (int k = 0; st == STRUX_OK && k <= 60; k++) {
+        double scale = ldexp(1.0, k) / top, obj, over = 0;
         for (int64_t e = 0; e < r->n_local; e++)
-            inside += fabs(2 * r->z[e]) < t;
-        STRUX_TRY(strux_comm_allreduce_sum(r->comm, &inside, 1));
-        if (inside <= START_INSIDE * (double)r->N) lo = t;
-        else hi = t;
+            r->z[e] = scale * z0[e];
+        st = problem2_z(r, scale * scale * norm2, &obj, viol, NULL);
+        for (int32_t j = 0; j < r->m; j++)
+            over += fmax(0.0, viol[j]);
+        if (over < best_viol || (over == best_viol && obj < best_obj)) {
+            best_viol = over;
+            best_obj = obj;
+            best = scale;
+        }
     }
-    STRUX_CHECK(lo > 0, STRUX_ERR_INPUT,
-                "%s (rates.start): more than %g %% of the training rows score 0 under it; it cannot "
-                "start MM",
-                r->opt.start, 100 * START_INSIDE);
-    strux_model_scale(anchor, 1 / lo);
+    strux_free(&z0);
+    STRUX_TRY(st);
+    strux_model_scale(anchor, best);
     if (strux_comm_rank(r->comm) == 0)
         strux_log(STRUX_LOG_INFO,
-                  "rates: MM starts from %s scaled by %.6g (at most %g %% of the training rows "
-                  "inside its ramp, A7)",
-                  r->opt.start, 1 / lo, 100 * START_INSIDE);
+                  "rates: MM starts from %s scaled by %.6g (Problem 2 objective %.9g, ramp "
+                  "constraints over their bounds by %.3g in all, A7)",
+                  r->opt.start, best, best_obj, best_viol);
     return STRUX_OK;
 }
 
