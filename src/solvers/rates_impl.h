@@ -210,6 +210,11 @@ strux_status strux_rates_baselines_read(strux_rates *r);
  * has none there, NULL), into pred (n_base entries, caller frees each with strux_free). */
 strux_status strux_rates_baseline_predictions(strux_rates *r, const strux_dataset *ds, int test,
                                               int8_t **pred);
+/* A constraint's two sides as written at positive rates sp (n: subset sizes, −1 where not
+ * evaluable): *lhs, *rhs, *sat (−1: not evaluable), *ratio (LHS rate / RHS rate when each side is
+ * one rate term, else NaN; for a ratio helper its ratio against its bound). */
+void strux_rates_constraint_values(const strux_rates_expr *e, const int64_t *n, const double *sp,
+                                   double *lhs, double *rhs, int *sat, double *ratio);
 /* σ(z) = clip(½ + z, 0, 1). */
 double strux_rates_ramp(double z);
 

@@ -791,6 +791,41 @@ static strux_status resume_search(strux_rates *r)
     return STRUX_OK;
 }
 
+/* Constraints still violated (ramp, randomised reading, beyond rates.eps) at the kept model: each
+ * named with the value its left side reaches; STRUX_ERR_NUMERIC for the first, or with
+ * rates.on_violation = keep warnings and the count in /rates (n_violated). */
+static strux_status violations(strux_rates *r)
+{
+    int32_t K = strux_subset_count(r->defs), rank0 = strux_comm_rank(r->comm) == 0;
+    double *sr = NULL, *si = NULL;
+    strux_rates_scores(r, r->anchor);
+    strux_status s = strux_alloc_array(&sr, (size_t)K, sizeof *sr);
+    if (s == STRUX_OK) s = strux_alloc_array(&si, (size_t)K, sizeof *si);
+    if (s == STRUX_OK) s = rates_at(r, sr, si);
+    for (int32_t j = 0; s == STRUX_OK && j < r->m; j++) {
+        if (!(r->ramp[j] > r->opt.eps)) continue;
+        double lhs, rhs, ratio;
+        int sat;
+        strux_rates_constraint_values(r->e[j + 1], r->n, sr, &lhs, &rhs, &sat, &ratio);
+        char msg[1024];
+        snprintf(msg, sizeof msg,
+                 "constraint %s (%s) is still violated when training ends: %s reaches %.4g "
+                 "against %.4g (the ramp rates of the kept model, the randomised reading), "
+                 "multiplier %.6g with v_max %g",
+                 r->con_name[j], r->con_text[j], r->e[j + 1]->lhs_text, lhs, rhs, r->v[j],
+                 r->st.v_max);
+        r->kept.n_violated++;
+        if (strcmp(r->opt.on_violation, "keep") == 0) {
+            if (rank0) strux_log(STRUX_LOG_WARN, "%s; the model is kept", msg);
+        } else {
+            s = strux_error_set(STRUX_ERR_NUMERIC, __FILE__, __LINE__, __func__, "%s", msg);
+        }
+    }
+    strux_free(&sr);
+    strux_free(&si);
+    return s;
+}
+
 strux_status strux_rates_run(strux_rates *r, strux_driver *drv, strux_model *model)
 {
     rates_mm_state *st = &r->st;
@@ -848,21 +883,7 @@ strux_status strux_rates_run(strux_rates *r, strux_driver *drv, strux_model *mod
                      "rate-constrained training ended before its first MM step was complete "
                      "(raise solver.epochs or solver.time_limit)");
     STRUX_TRY_GOTO(s, strux_model_copy(model, r->anchor), done);
-    for (int32_t j = 0; j < m; j++)
-        if (r->ramp[j] > r->opt.eps) {
-            char msg[1024];
-            snprintf(msg, sizeof msg,
-                     "constraint %s (%s) is still violated when training ends: its left side "
-                     "exceeds the bound by %.4g (ramp, randomised reading), multiplier %.6g with "
-                     "v_max %g",
-                     r->con_name[j], r->con_text[j], r->ramp[j], r->v[j], st->v_max);
-            if (strcmp(r->opt.on_violation, "keep") == 0) {
-                if (rank0) strux_log(STRUX_LOG_WARN, "%s; the model is kept", msg);
-            } else {
-                s = strux_error_set(STRUX_ERR_NUMERIC, __FILE__, __LINE__, __func__, "%s", msg);
-                goto done;
-            }
-        }
+    STRUX_TRY_GOTO(s, violations(r), done);
 done:
     strux_model_destroy(&ret);
     return s;

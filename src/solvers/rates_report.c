@@ -230,8 +230,7 @@ static int linear_defined(const strux_rates_linear *f, const int64_t *n)
     return 1;
 }
 
-/* One constraint's values at positive rates sp (n: sizes, −1 where not evaluable). */
-static void constraint_values(const strux_rates_expr *e, const int64_t *n, const double *sp,
+void strux_rates_constraint_values(const strux_rates_expr *e, const int64_t *n, const double *sp,
                               double *lhs, double *rhs, int *sat, double *ratio)
 {
     *lhs = *rhs = *ratio = NAN;
@@ -374,8 +373,8 @@ strux_status strux_rates_report(strux_rates *r, strux_comm *comm, const strux_da
     for (int32_t j = 0; j < r->m; j++) {
         double l[2], h[2], q[2];
         int sat[2];
-        constraint_values(r->e[j + 1], cnt, sp, &l[0], &h[0], &sat[0], &q[0]);
-        constraint_values(r->e[j + 1], cnt, spr, &l[1], &h[1], &sat[1], &q[1]);
+        strux_rates_constraint_values(r->e[j + 1], cnt, sp, &l[0], &h[0], &sat[0], &q[0]);
+        strux_rates_constraint_values(r->e[j + 1], cnt, spr, &l[1], &h[1], &sat[1], &q[1]);
         sb_printf(&b, "%s", j ? ", " : "");
         sb_str(&b, r->con_name[j]);
         if (sat[0] < 0) {
