@@ -47,6 +47,7 @@ typedef struct rates_mm_state {
     double prev;       /* Problem 2 objective of the last kept step (NaN before one) */
     double obj;        /* Problem 2 objective at this step's anchor */
     double u0;         /* Alg. 2's upper bound at this step */
+    double eps;        /* Alg. 2's tolerance: rates.eps, a quarter of it per retried step */
     int64_t switched;  /* examples that changed side at this step's linearisation */
     /* Alg. 2 */
     int64_t t;                      /* iteration of the search */

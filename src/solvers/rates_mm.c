@@ -327,7 +327,7 @@ static strux_status decide_rank0(strux_rates *r, decision *dec)
 {
     rates_mm_state *st = &r->st;
     int32_t m = r->m;
-    double x[STRUX_RATES_MAX_M + 1], eps = r->opt.eps, floor = eps / (2 * M_E * (m + 1));
+    double x[STRUX_RATES_MAX_M + 1], eps = st->eps, floor = eps / (2 * M_E * (m + 1));
     STRUX_TRY(lp_solve(r, x));
     dec->U = x[m];
     dec->stop = (st->t > 1 && dec->U - st->L <= eps) || st->t > r->opt.max_cuts;
@@ -726,17 +726,23 @@ static strux_status step_begin(strux_rates *r, int *stop)
 
 /* The step's end: its model's Problem 2 values, kept (the new anchor, its /rates snapshot) when
  * its objective is below the last kept step's; *stop when MM ends here. */
-static strux_status step_end(strux_rates *r, strux_driver *drv, strux_model *ret, int *stop)
+static strux_status step_end(strux_rates *r, strux_driver *drv, strux_model *ret, int *stop,
+                             int *repeat)
 {
     rates_mm_state *st = &r->st;
     int32_t m = r->m;
     double obj_new, *ramp_new = r->rec, *ind = r->rec + m, *tv = r->rec + 2 * m;
+    *repeat = 0;
     STRUX_TRY(problem2(r, ret, &obj_new, ramp_new, ind));
     STRUX_TRY(test_values(r, ret, tv));
-    /* a step whose objective is not below the anchor's (inexact inner solves, or a search that
-     * proved the anchor optimal to rates.eps and returned it) is not kept: MM ends with the
-     * anchor, its /rates snapshot and values */
+    /* a step whose objective is not below the anchor's is not kept. With exact inner solves MM
+     * never rises; with solves to the search's tolerance ε a step can rise by up to ε, or the
+     * search can prove the anchor optimal to ε and return it, while the ramp constraints are
+     * still slack by about ε/v (the surrogate's gap closes only over further steps). So the step
+     * is retried from the same anchor at ε/4, twice at most (down to rates.eps/16); only then
+     * does MM end with the anchor, its /rates snapshot and values. */
     int rise = st->step > 1 && obj_new >= st->prev;
+    int retry = rise && st->eps > r->opt.eps / 16 * 1.5;
     r->step_s = strux_time_now() - r->step_t0;
     r->comm_s = strux_comm_seconds(r->comm) - r->comm0;
     if (strux_comm_rank(r->comm) == 0) {
@@ -751,8 +757,10 @@ static strux_status step_end(strux_rates *r, strux_driver *drv, strux_model *ret
                   (long long)st->step, obj_new, (long long)st->switched,
                   (long long)r->total_cuts, (long long)r->total_bcuts,
                   (long long)r->inner_epochs, r->step_s, r->lp_s - r->lp0, r->comm_s, vs,
-                  rise ? "; not below the last step's objective: MM stops with that step's model"
-                       : "");
+                  retry  ? "; not below the last step's objective: retried at a quarter of the "
+                           "search's tolerance"
+                  : rise ? "; not below the last step's objective: MM stops with that step's model"
+                         : "");
     }
     /* the step's record (kept or not: the rise of a step not kept is what the log shows) */
     r->rec_obj = obj_new;
@@ -761,7 +769,12 @@ static strux_status step_end(strux_rates *r, strux_driver *drv, strux_model *ret
     strux_status s = strux_driver_record(drv);
     r->recording = 0;
     STRUX_TRY(s);
-    *stop = rise;
+    *stop = rise && !retry;
+    if (retry) { /* the same step again, from the same anchor, at ε/4 */
+        st->eps /= 4;
+        *repeat = 1;
+        return STRUX_OK;
+    }
     if (rise) return STRUX_OK;
     STRUX_TRY(strux_model_copy(r->anchor, ret));
     r->mm_objective = obj_new;
@@ -840,7 +853,7 @@ strux_status strux_rates_run(strux_rates *r, strux_driver *drv, strux_model *mod
         if (!r->anchor) STRUX_TRY_GOTO(s, strux_model_create_like(model, &r->anchor), done);
         STRUX_TRY_GOTO(s, start_model(r, r->anchor), done);
         *st = (rates_mm_state){.step = 1, .phase = MM_STEP_START, .v_max = r->opt.v_max,
-                               .prev = NAN};
+                               .prev = NAN, .eps = r->opt.eps};
     }
     r->resumed = 0;
     while (st->phase != MM_DONE) {
@@ -872,8 +885,13 @@ strux_status strux_rates_run(strux_rates *r, strux_driver *drv, strux_model *mod
             STRUX_TRY_GOTO(s, search_begin(r), done);
             continue;
         }
-        STRUX_TRY_GOTO(s, step_end(r, drv, ret, &stop), done);
+        int repeat;
+        STRUX_TRY_GOTO(s, step_end(r, drv, ret, &stop, &repeat), done);
         if (stop) break;
+        if (repeat) {
+            STRUX_TRY_GOTO(s, search_begin(r), done);
+            continue;
+        }
         st->step++;
         st->phase = MM_STEP_START;
     }
