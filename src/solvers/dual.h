@@ -60,6 +60,11 @@ struct dual_data {
     double n;         /* W = Σ v_i: the global example count, or the sum of the loss weights */
     int64_t rounds;   /* syncs so far (weighted averaging) */
     int64_t *perm;    /* the global example order of the current pass */
+    int64_t *order;   /* its local examples bucketed by local data block, in order */
+    int64_t *pos;     /* their positions in perm */
+    int64_t *bucket;  /* local blocks + 1 offsets of the buckets in order/pos */
+    int64_t *cursor;  /* per local block: its next unvisited entry this epoch */
+    int64_t *block_first; /* local blocks + 1: each block's first local example */
     strux_pot pot;    /* potentials of the visited example at wl */
     strux_label truth;
     double *dir; /* scratch block vector (p_max) */
