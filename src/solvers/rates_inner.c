@@ -7,11 +7,12 @@
  * max(0, 1 + s) of loss weight α̌_e, label 0) and row 2e+1 (max(0, 1 − s), weight β̌_e, label 1)
  * with W = N: the SDCA objective is 2·(Ψ − constants). Row 2e carries x_e (the bias column left
  * out with a free bias), row 2e+1 no features: both hinges act on x_e through the merged step at
- * row 2e, which moves ξ = ξ+ − ξ− (engine coefficients c_2e = −ξ+/(λ'W), c_2e+1 = ξ−/(λ'W), loss
- * shares b_2e = ξ+(1 − b̃)/W, b_2e+1 = ξ−(1 + b̃)/W for the stored bias b̃), so w = Σ (c_2e +
- * c_2e+1) x_e. The certificate is computed here in one pass of the examples (one score each):
- * primal, dual and gap of the inner SVM, and on the way the cut's constraint sums G_j and Σξ,
- * the slope of Alg. 3's bias cut. Not here: the choice of v and b (rates_mm.c). */
+ * row 2e, which moves ξ = ξ+ − ξ− (engine coefficients c_2e = −ξ+/(λ'W), c_2e+1 = ξ−/(λ'W)), so
+ * w = Σ (c_2e + c_2e+1) x_e. The certificate is computed here in one pass of the examples (one
+ * score each): primal, dual and gap of the inner SVM (the dual's linear term Σ ξ+(1 − b̃) +
+ * ξ−(1 + b̃) over W from c and the stored bias b̃: the engine's loss shares b_i are not kept, which
+ * saves the visit a cache line), and on the way the cut's constraint sums G_j and Σξ, the slope
+ * of Alg. 3's bias cut. Not here: the choice of v and b (rates_mm.c). */
 #include "rates_impl.h"
 
 #include <math.h>
@@ -120,17 +121,6 @@ static strux_status rebuild_w(strux_rates *r, dual_data *d)
     return strux_model_copy(d->wl, w);
 }
 
-/* The loss shares b_i of the duals at the stored bias r->bt. */
-static void loss_shares(strux_rates *r, dual_data *d)
-{
-    double lamW = r->solver->opt.lambda * d->n;
-    for (int64_t i = 0; i < 2 * r->n_local; i += 2) {
-        double xp = -d->c[i] * lamW, xn = d->c[i + 1] * lamW;
-        d->b[i] = xp * (1 - r->bt) / d->n;
-        d->b[i + 1] = xn * (1 + r->bt) / d->n;
-    }
-}
-
 strux_status strux_rates_set_multipliers(strux_rates *r, const double *v, int warm)
 {
     strux_solver *s = r->solver;
@@ -157,7 +147,6 @@ strux_status strux_rates_set_multipliers(strux_rates *r, const double *v, int wa
         if (xi > in->weight[i]) d->c[i] = -sigma * in->weight[i] / lamW;
         else if (xi < 0) d->c[i] = 0;
     }
-    loss_shares(r, d);
     strux_dual_problem_changed(s); /* new boxes: SDCA's shrunk coordinates no longer hold */
     return rebuild_w(r, d);
 }
@@ -166,7 +155,6 @@ void strux_rates_set_bias(strux_rates *r, double bt)
 {
     r->bt = bt;
     r->cert_ok = 0;
-    loss_shares(r, r->solver->data);
 }
 
 strux_status strux_rates_inner_model(strux_rates *r, strux_model *out)
@@ -215,8 +203,6 @@ static strux_status merged_visit(void *ctx, strux_solver *s, dual_data *d, int64
     if (nn < 0) nn = 0;
     c[0] = -np / lamW;
     c[1] = nn / lamW;
-    d->b[i] = np * (1 - r->bt) / d->n;
-    d->b[i + 1] = nn * (1 + r->bt) / d->n;
     double dc = -(nu - xi) / lamW;
     if (dc != 0) strux_dual_move(s, d, i, &dc);
     return STRUX_OK;
