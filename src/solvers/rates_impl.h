@@ -1,7 +1,8 @@
 /* solvers/rates_impl.h - private to the rate-constraint files of src/solvers (rates.c: set-up,
  * binding and the stored classifiers; rates_inner.c: the weighted SVM of a fixed multiplier and
- * bias; rates_mm.c: Alg. 1-3 as a resumable state machine; rates_cut.c: the cut models;
- * rates_report.c: reports, randomised predictions, baselines). strux/rates.h is the public side.
+ * bias; rates_mm.c: Alg. 1 as a resumable state machine; rates_search.c: Alg. 2 and 3;
+ * rates_state.c: their state in checkpoints; rates_cut.c: the cut models; rates_report.c:
+ * reports, randomised predictions, baselines). strux/rates.h is the public side.
  *
  * Units. The spec's score is z = w·x − b (margin ½); the stored weights are w̃ = 2w and the stored
  * bias b̃ = 2b, so the stored score is s = w̃·x − b̃ = 2z (strux/rates.h). With a regularised bias
@@ -195,7 +196,24 @@ strux_status strux_rates_bias_min(int32_t n, const double *l, const double *g, c
 strux_status strux_rates_bias_center(int32_t n, const double *l, const double *g, const double *bs,
                                      double lo, double hi, double U, double *b, double *z);
 
-/* ---- rates_mm.c ---- */
+/* ---- rates_search.c ---- */
+/* Append a multiplier cut (its iterate w copied; NULL for the flat cut) / a bias cut (G: m + 1
+ * sums, or NULL), and drop them all. */
+strux_status strux_rates_cut_push(strux_rates *r, double u, double l, const double *g,
+                                  const double *v, const strux_model *w);
+void strux_rates_cuts_free(strux_rates *r);
+strux_status strux_rates_bcut_push(strux_rates *r, double b, double u, double l, double g,
+                                   const double *G, const strux_model *w);
+void strux_rates_bcuts_free(strux_rates *r);
+/* The anchor's stored bias b̃' (free bias). */
+double strux_rates_anchor_bias(const strux_rates *r);
+/* A new multiplier search at the anchor (r->st.obj and r->viol its Problem 2 values). */
+strux_status strux_rates_search_begin(strux_rates *r);
+/* Alg. 2 from where the state is (a fresh search, or one a checkpoint stopped inside an
+ * SVMOptimizer call) to its end, its model into ret, or to a run limit (r->st.limit). */
+strux_status strux_rates_search_run(strux_rates *r, strux_driver *drv, strux_model *ret);
+
+/* ---- rates_state.c: the hook's checkpoint state ---- */
 strux_status strux_rates_mm_save(void *ctx, strux_blob *b);
 strux_status strux_rates_mm_load(void *ctx, strux_blob *b);
 
