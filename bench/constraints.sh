@@ -49,6 +49,15 @@ a9a() { # a9a NAME SETTINGS...
 }
 cat >"$WORK/report.py" <<'PY'
 import json, math
+import numpy as np
+def load(path):  # a churn file (binary LIBSVM, unlabeled rows 0) with the bias column, dense
+    rows = [l.split() if not l.startswith(" ") else ["0"] + l.split() for l in open(path)]
+    X = np.zeros((len(rows), 2977)); X[:, -1] = 1
+    y = np.array([{"+1": 1, "-1": -1, "0": 0}[r[0]] for r in rows])
+    for i, r in enumerate(rows):
+        for t in r[1:]:
+            k, v = t.split(":"); X[i, int(k) - 1] = float(v)
+    return X, y
 def rise(path):  # max rise of any MM step's objective over the last kept step before it
     best, worst, steps, kept = None, -math.inf, 0, 0
     for l in open(path):
@@ -180,17 +189,10 @@ if has churn; then
         --set model.bias=regularised --set solver.lambda="$lam" --set solver.blocks=0 \
         --set solver.tol=1e-4 --set solver.epochs=20000 --set output.model="$WORK/csvm.h5" \
         --set output.metrics= --set data.test= >/dev/null || exit 1
-    $PY - "$C" "$WORK/csvm.h5" >"$WORK/targets" <<'PY'
+    $PY - "$C" "$WORK/csvm.h5" "$WORK" >"$WORK/targets" <<'PY'
 import sys, h5py, numpy as np
+sys.path.insert(0, sys.argv[3]); from report import load
 c, svm = sys.argv[1], sys.argv[2]
-def load(path):
-    rows = [l.split() if not l.startswith(" ") else ["0"] + l.split() for l in open(path)]
-    X = np.zeros((len(rows), 2977)); X[:, -1] = 1
-    y = np.array([{"+1": 1, "-1": -1, "0": 0}[r[0]] for r in rows])
-    for i, r in enumerate(rows):
-        for t in r[1:]:
-            k, v = t.split(":"); X[i, int(k) - 1] = float(v)
-    return X, y
 X, y = load(f"{c}/train.svm")
 wd = h5py.File(f"{c}/deployed.h5", "r")["weights"][:].ravel()
 ws = h5py.File(svm, "r")["weights"][:].ravel()
@@ -212,17 +214,9 @@ PY
     echo
     $PY - "$WORK" "$C" "$shift" "$base_churn" $targets <<'PY'
 import sys, h5py, numpy as np
-sys.path.insert(0, sys.argv[1]); from report import rise
+sys.path.insert(0, sys.argv[1]); from report import rise, load
 w, c, shift, base = sys.argv[1], sys.argv[2], float(sys.argv[3]), float(sys.argv[4])
 targets = sys.argv[5:]
-def load(path):
-    rows = [l.split() if not l.startswith(" ") else ["0"] + l.split() for l in open(path)]
-    X = np.zeros((len(rows), 2977)); X[:, -1] = 1
-    y = np.array([{"+1": 1, "-1": -1, "0": 0}[r[0]] for r in rows])
-    for i, r in enumerate(rows):
-        for t in r[1:]:
-            k, v = t.split(":"); X[i, int(k) - 1] = float(v)
-    return X, y
 split = {s: load(f"{c}/{s}.svm") for s in ("train", "test")}
 idx = {(k, s): np.loadtxt(f"{c}/d{k}_{s}.txt", dtype=int) - 1 for k in (1, 2, 3) for s in ("train", "test")}
 wd = h5py.File(f"{c}/deployed.h5", "r")["weights"][:].ravel()

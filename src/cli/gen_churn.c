@@ -11,64 +11,35 @@
 #include "cli.h"
 
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define CHURN_USAGE "usage: strux gen DIR --kind churn [--seed S]"
 
-/* A growing text buffer. */
-typedef struct text {
-    char *s;
-    size_t n, cap;
-} text;
-
-static strux_status put(text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static strux_status put(text *t, const char *fmt, ...)
-{
-    for (;;) {
-        va_list ap;
-        va_start(ap, fmt);
-        int k = vsnprintf(t->s ? t->s + t->n : NULL, t->s ? t->cap - t->n : 0, fmt, ap);
-        va_end(ap);
-        STRUX_CHECK(k >= 0, STRUX_ERR_INTERNAL, "vsnprintf failed");
-        if (t->s && t->n + (size_t)k < t->cap) {
-            t->n += (size_t)k;
-            return STRUX_OK;
-        }
-        size_t cap = t->cap ? 2 * t->cap : 1 << 16;
-        while (cap < t->n + (size_t)k + 1)
-            cap *= 2;
-        STRUX_TRY(strux_realloc_array(&t->s, cap, 1));
-        t->cap = cap;
-    }
-}
-
-static strux_status write_text(const char *dir, const char *name, text *t)
+static strux_status write_text(const char *dir, const char *name, strux_strbuf *t)
 {
     char path[4200];
     snprintf(path, sizeof path, "%s/%s", dir, name);
     strux_status st = strux_io_write_atomic(path, t->s ? t->s : "", t->n);
-    strux_free(&t->s);
-    *t = (text){0};
+    strux_strbuf_free(t);
     return st;
 }
 
 /* LIBSVM binary rows: `+1 j:v ...`, `-1 ...`, or ` j:v ...` for an unlabeled row. */
 static strux_status write_rows(const char *dir, const char *name, const strux_dataset *ds)
 {
-    text t = {0};
+    strux_strbuf t = {0};
     strux_status st = STRUX_OK;
     for (int64_t i = 0; st == STRUX_OK && i < ds->n_local; i++) {
         int64_t n = ds->y_ptr[i + 1] - ds->y_ptr[i];
-        st = put(&t, "%s", n ? (ds->y_idx[ds->y_ptr[i]] == 1 ? "+1" : "-1") : "");
+        st = strux_strbuf_printf(&t, "%s", n ? (ds->y_idx[ds->y_ptr[i]] == 1 ? "+1" : "-1") : "");
         for (int64_t p = ds->x.ptr[i]; st == STRUX_OK && p < ds->x.ptr[i + 1]; p++)
-            st = put(&t, " %d:%.9g", ds->x.col[p] + 1, (double)ds->x.val[p]);
-        if (st == STRUX_OK) st = put(&t, "\n");
+            st = strux_strbuf_printf(&t, " %d:%.9g", ds->x.col[p] + 1, (double)ds->x.val[p]);
+        if (st == STRUX_OK) st = strux_strbuf_printf(&t, "\n");
     }
     if (st != STRUX_OK) {
-        strux_free(&t.s);
+        strux_strbuf_free(&t);
         return st;
     }
     return write_text(dir, name, &t);
@@ -127,14 +98,14 @@ static strux_status write_all(const char *dir, const strux_churn *c)
     static const char *const split[2] = {"train", "test"};
     for (int k = 0; k < 3; k++)
         for (int sp = 0; sp < 2; sp++) {
-            text t = {0};
+            strux_strbuf t = {0};
             strux_status st = STRUX_OK;
             for (int64_t i = 0; st == STRUX_OK && i < c->n_rows[k][sp]; i++)
-                st = put(&t, "%lld\n", (long long)(c->first[k][sp] + i + 1));
+                st = strux_strbuf_printf(&t, "%lld\n", (long long)(c->first[k][sp] + i + 1));
             char name[64];
             snprintf(name, sizeof name, "d%d_%s.txt", k + 1, split[sp]);
             if (st == STRUX_OK) st = write_text(dir, name, &t);
-            strux_free(&t.s);
+            strux_strbuf_free(&t);
             STRUX_TRY(st);
         }
     return write_deployed(dir, c);

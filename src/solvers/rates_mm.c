@@ -205,17 +205,24 @@ static strux_status start_model(strux_rates *r, strux_model *anchor)
     return STRUX_OK;
 }
 
+/* The step's clocks started, the pattern, γ̌ and C_0 at the anchor (count: the examples that
+ * changed side into st.switched). */
+static strux_status at_anchor(strux_rates *r, int count)
+{
+    r->step_t0 = strux_time_now();
+    r->lp0 = r->lp_s;
+    r->comm0 = strux_comm_seconds(r->comm);
+    strux_rates_scores(r, r->anchor);
+    return linearise(r, count);
+}
+
 /* The step's start: the pattern, γ̌ and C_0 at the anchor, its Problem 2 values, a new search.
  * *stop: no example changed side (the surrogate would be the last one). */
 static strux_status step_begin(strux_rates *r, int *stop)
 {
     rates_mm_state *st = &r->st;
     *stop = 0;
-    r->step_t0 = strux_time_now();
-    r->lp0 = r->lp_s;
-    r->comm0 = strux_comm_seconds(r->comm);
-    strux_rates_scores(r, r->anchor);
-    STRUX_TRY(linearise(r, 1));
+    STRUX_TRY(at_anchor(r, 1));
     if (st->step == 1) st->switched = 0; /* from w = 0 every example was "both hinges" */
     if (st->step > 1 && st->switched == 0) {
         if (strux_comm_rank(r->comm) == 0)
@@ -306,11 +313,7 @@ static strux_status step_end(strux_rates *r, strux_driver *drv, strux_model *ret
 static strux_status resume_search(strux_rates *r)
 {
     rates_mm_state *st = &r->st;
-    r->step_t0 = strux_time_now();
-    r->lp0 = r->lp_s;
-    r->comm0 = strux_comm_seconds(r->comm);
-    strux_rates_scores(r, r->anchor);
-    STRUX_TRY(linearise(r, 0));
+    STRUX_TRY(at_anchor(r, 0));
     if (st->in_solve) STRUX_TRY(strux_rates_set_multipliers(r, st->vt, 0));
     if (r->free_bias) strux_rates_set_bias(r, r->bt);
     return STRUX_OK;

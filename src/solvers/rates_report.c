@@ -165,59 +165,26 @@ static strux_status baselines_from_store(strux_rates *r, const strux_rates_store
 
 /* ---- the report ---- */
 
-/* A growing string. */
-typedef struct sbuf {
-    char *s;
-    size_t n, cap;
-    strux_status st;
-} sbuf;
-
-static void sb_printf(sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void sb_printf(sbuf *b, const char *fmt, ...)
-{
-    if (b->st != STRUX_OK) return;
-    for (;;) {
-        va_list ap;
-        va_start(ap, fmt);
-        int k = vsnprintf(b->s ? b->s + b->n : NULL, b->s ? b->cap - b->n : 0, fmt, ap);
-        va_end(ap);
-        if (k < 0) {
-            b->st = strux_error_set(STRUX_ERR_INTERNAL, __FILE__, __LINE__, __func__, "vsnprintf");
-            return;
-        }
-        if (b->s && b->n + (size_t)k < b->cap) {
-            b->n += (size_t)k;
-            return;
-        }
-        size_t cap = b->cap ? 2 * b->cap : 1024;
-        while (cap < b->n + (size_t)k + 1)
-            cap *= 2;
-        b->st = strux_realloc_array(&b->s, cap, 1);
-        if (b->st != STRUX_OK) return;
-        b->cap = cap;
-    }
-}
-
-static void sb_num(sbuf *b, const char *key, double x)
+static void sb_num(strux_strbuf *b, const char *key, double x)
 {
     if (isfinite(x))
-        sb_printf(b, "\"%s\": %.15g", key, x);
+        strux_strbuf_printf(b, "\"%s\": %.15g", key, x);
     else
-        sb_printf(b, "\"%s\": null", key);
+        strux_strbuf_printf(b, "\"%s\": null", key);
 }
 
 /* A JSON string literal of s (names and texts are printable ASCII/UTF-8 from the config). */
-static void sb_str(sbuf *b, const char *s)
+static void sb_str(strux_strbuf *b, const char *s)
 {
-    sb_printf(b, "\"");
+    strux_strbuf_printf(b, "\"");
     for (; *s; s++)
         if (*s == '"' || *s == '\\')
-            sb_printf(b, "\\%c", *s);
+            strux_strbuf_printf(b, "\\%c", *s);
         else if ((unsigned char)*s < 0x20)
-            sb_printf(b, "\\u%04x", (unsigned char)*s);
+            strux_strbuf_printf(b, "\\u%04x", (unsigned char)*s);
         else
-            sb_printf(b, "%c", *s);
-    sb_printf(b, "\"");
+            strux_strbuf_printf(b, "%c", *s);
+    strux_strbuf_printf(b, "\"");
 }
 
 static int linear_defined(const strux_rates_linear *f, const int64_t *n)
@@ -319,7 +286,7 @@ strux_status strux_rates_report(strux_rates *r, strux_comm *comm, const strux_da
     int64_t n = ds->n_local, *cnt = NULL;
     double *pr = NULL, *rsum = NULL, *sp = NULL, *spr = NULL;
     int8_t *pos = NULL;
-    sbuf b = {0};
+    strux_strbuf b = {0};
     strux_status st = STRUX_OK;
     *json = NULL;
     STRUX_TRY_GOTO(st, baselines_from_store(r, mix, det), done);
@@ -352,50 +319,50 @@ strux_status strux_rates_report(strux_rates *r, strux_comm *comm, const strux_da
         sp[k] = cnt[k] > 0 ? (double)cnt[K + k] / (double)cnt[k] : NAN;
         spr[k] = cnt[k] > 0 ? rsum[k] / (double)cnt[k] : NAN;
     }
-    sb_printf(&b, "\"datasets\": {");
+    strux_strbuf_printf(&b, "\"datasets\": {");
     int first = 1;
     for (int32_t k = 0; k < K; k++) {
         if (strux_subset_is_anonymous(r->defs, k)) continue;
-        sb_printf(&b, "%s", first ? "" : ", ");
+        strux_strbuf_printf(&b, "%s", first ? "" : ", ");
         first = 0;
         sb_str(&b, strux_subset_name(r->defs, k));
         if (cnt[k] <= 0) {
-            sb_printf(&b, ": null");
+            strux_strbuf_printf(&b, ": null");
             continue;
         }
-        sb_printf(&b, ": {\"n\": %lld, ", (long long)cnt[k]);
+        strux_strbuf_printf(&b, ": {\"n\": %lld, ", (long long)cnt[k]);
         sb_num(&b, "positive_rate", sp[k]);
-        sb_printf(&b, ", ");
+        strux_strbuf_printf(&b, ", ");
         sb_num(&b, "positive_rate_rand", spr[k]);
-        sb_printf(&b, "}");
+        strux_strbuf_printf(&b, "}");
     }
-    sb_printf(&b, "}, \"constraints\": {");
+    strux_strbuf_printf(&b, "}, \"constraints\": {");
     for (int32_t j = 0; j < r->m; j++) {
         double l[2], h[2], q[2];
         int sat[2];
         strux_rates_constraint_values(r->e[j + 1], cnt, sp, &l[0], &h[0], &sat[0], &q[0]);
         strux_rates_constraint_values(r->e[j + 1], cnt, spr, &l[1], &h[1], &sat[1], &q[1]);
-        sb_printf(&b, "%s", j ? ", " : "");
+        strux_strbuf_printf(&b, "%s", j ? ", " : "");
         sb_str(&b, r->con_name[j]);
         if (sat[0] < 0) {
-            sb_printf(&b, ": null");
+            strux_strbuf_printf(&b, ": null");
             continue;
         }
-        sb_printf(&b, ": {");
+        strux_strbuf_printf(&b, ": {");
         sb_num(&b, "lhs", l[0]);
-        sb_printf(&b, ", ");
+        strux_strbuf_printf(&b, ", ");
         sb_num(&b, "rhs", h[0]);
-        sb_printf(&b, ", \"satisfied\": %s, ", sat[0] ? "true" : "false");
+        strux_strbuf_printf(&b, ", \"satisfied\": %s, ", sat[0] ? "true" : "false");
         sb_num(&b, "ratio", q[0]);
-        sb_printf(&b, ", ");
+        strux_strbuf_printf(&b, ", ");
         sb_num(&b, "lhs_rand", l[1]);
-        sb_printf(&b, ", ");
+        strux_strbuf_printf(&b, ", ");
         sb_num(&b, "rhs_rand", h[1]);
-        sb_printf(&b, ", \"satisfied_rand\": %s, ", sat[1] > 0 ? "true" : "false");
+        strux_strbuf_printf(&b, ", \"satisfied_rand\": %s, ", sat[1] > 0 ? "true" : "false");
         sb_num(&b, "ratio_rand", q[1]);
-        sb_printf(&b, "}");
+        strux_strbuf_printf(&b, "}");
     }
-    sb_printf(&b, "}");
+    strux_strbuf_printf(&b, "}");
     st = b.st;
 done:
     if (st == STRUX_OK)

@@ -26,14 +26,28 @@
 
 /* ---- cuts ---- */
 
-strux_status strux_rates_cut_push(strux_rates *r, double u, double l, const double *g, const double *v,
-                             const strux_model *w)
+/* Room for one more of *n entries of size bytes in *a (capacity *cap, doubled when full). */
+static strux_status grow(void *a, int32_t n, int32_t *cap, size_t size)
 {
-    if (r->n_cuts == r->cap_cuts) {
-        int32_t cap = r->cap_cuts ? 2 * r->cap_cuts : 16;
-        STRUX_TRY(strux_realloc_array(&r->cuts, (size_t)cap, sizeof *r->cuts));
-        r->cap_cuts = cap;
-    }
+    if (n < *cap) return STRUX_OK;
+    int32_t c = *cap ? 2 * *cap : 16;
+    STRUX_TRY(strux_realloc_array(a, (size_t)c, size));
+    *cap = c;
+    return STRUX_OK;
+}
+
+/* A copy of iterate w (NULL: none) into *out. */
+static strux_status keep_iterate(const strux_model *w, strux_model **out)
+{
+    if (!w) return STRUX_OK;
+    STRUX_TRY(strux_model_create_like(w, out));
+    return strux_model_copy(*out, w);
+}
+
+strux_status strux_rates_cut_push(strux_rates *r, double u, double l, const double *g,
+                                  const double *v, const strux_model *w)
+{
+    STRUX_TRY(grow(&r->cuts, r->n_cuts, &r->cap_cuts, sizeof *r->cuts));
     rates_cut *c = &r->cuts[r->n_cuts++];
     *c = (rates_cut){.u = u, .l = l};
     STRUX_TRY(strux_alloc_array(&c->g, (size_t)r->m + 1, sizeof *c->g));
@@ -42,11 +56,7 @@ strux_status strux_rates_cut_push(strux_rates *r, double u, double l, const doub
         memcpy(c->g, g, (size_t)r->m * sizeof *g);
         memcpy(c->v, v, (size_t)r->m * sizeof *v);
     }
-    if (w) {
-        STRUX_TRY(strux_model_create_like(w, &c->w));
-        STRUX_TRY(strux_model_copy(c->w, w));
-    }
-    return STRUX_OK;
+    return keep_iterate(w, &c->w);
 }
 
 void strux_rates_cuts_free(strux_rates *r)
@@ -60,22 +70,14 @@ void strux_rates_cuts_free(strux_rates *r)
 }
 
 strux_status strux_rates_bcut_push(strux_rates *r, double b, double u, double l, double g,
-                              const double *G, const strux_model *w)
+                                   const double *G, const strux_model *w)
 {
-    if (r->n_bcuts == r->cap_bcuts) {
-        int32_t cap = r->cap_bcuts ? 2 * r->cap_bcuts : 16;
-        STRUX_TRY(strux_realloc_array(&r->bcuts, (size_t)cap, sizeof *r->bcuts));
-        r->cap_bcuts = cap;
-    }
+    STRUX_TRY(grow(&r->bcuts, r->n_bcuts, &r->cap_bcuts, sizeof *r->bcuts));
     rates_bcut *c = &r->bcuts[r->n_bcuts++];
     *c = (rates_bcut){.b = b, .u = u, .l = l, .g = g};
     STRUX_TRY(strux_alloc_array(&c->G, (size_t)r->m + 1, sizeof *c->G));
     if (G) memcpy(c->G, G, (size_t)(r->m + 1) * sizeof *G);
-    if (w) {
-        STRUX_TRY(strux_model_create_like(w, &c->w));
-        STRUX_TRY(strux_model_copy(c->w, w));
-    }
-    return STRUX_OK;
+    return keep_iterate(w, &c->w);
 }
 
 void strux_rates_bcuts_free(strux_rates *r)
@@ -245,8 +247,10 @@ static strux_status svm_begin(strux_rates *r)
     return strux_rates_bcut_push(r, 0, u0, l0, 0, NULL, NULL);
 }
 
-/* h' = max_s l'_s + g'_s (b − b_s) over the bias cuts: its minimum *L on [lo, hi], at *b. */
-static strux_status bias_model_min(strux_rates *r, double lo, double hi, double *b, double *L)
+/* The bias model h'(b) = max_s l'_s + g'_s (b − b_s) over the bias cuts: its minimum *L on
+ * [lo, hi] at *b, or (U finite) the centroid (*b, *L) of {(b, z): lo ≤ b ≤ hi, h'(b) ≤ z ≤ U}. */
+static strux_status bias_model(strux_rates *r, double lo, double hi, double U, double *b,
+                               double *L)
 {
     int32_t n = r->n_bcuts;
     double *lv = NULL, *gv = NULL, *bv = NULL;
@@ -258,7 +262,9 @@ static strux_status bias_model_min(strux_rates *r, double lo, double hi, double 
         gv[c] = r->bcuts[c].g;
         bv[c] = r->bcuts[c].b;
     }
-    if (s == STRUX_OK) s = strux_rates_bias_min(n, lv, gv, bv, lo, hi, b, L);
+    if (s == STRUX_OK)
+        s = isfinite(U) ? strux_rates_bias_center(n, lv, gv, bv, lo, hi, U, b, L)
+                        : strux_rates_bias_min(n, lv, gv, bv, lo, hi, b, L);
     strux_free(&lv);
     strux_free(&gv);
     strux_free(&bv);
@@ -294,39 +300,26 @@ static strux_status bias_decide(strux_rates *r, int32_t *best, double *b, double
         Ub = fmin(Ub, r->bcuts[s].u);
         if (s > 0 && (arg < 0 || r->bcuts[s].u < r->bcuts[arg].u)) arg = s;
     }
-    STRUX_TRY(bias_model_min(r, st->b_lo, st->b_hi, b, &Lb));
+    STRUX_TRY(bias_model(r, st->b_lo, st->b_hi, INFINITY, b, &Lb));
     if (n > 1 && at_open_end(st, *b, &side)) { /* widen that side once: a geometric probe */
         if (side < 0) st->b_lo = fmax(b0 - 2 * (b0 - st->b_lo), -st->b_max);
         else st->b_hi = fmin(b0 + 2 * (st->b_hi - b0), st->b_max);
-        STRUX_TRY(bias_model_min(r, st->b_lo, st->b_hi, b, &Lb));
+        STRUX_TRY(bias_model(r, st->b_lo, st->b_hi, INFINITY, b, &Lb));
     }
     int valid = !at_open_end(st, *b, &side);
     *best = -1;
     *target = (Ub - Lb) / 2;
     if (arg >= 0 && (st->bt > MAX_BIAS_CUTS || st->limit)) { /* the safe B's bound */
         double bb;
-        STRUX_TRY(bias_model_min(r, -st->b_max, st->b_max, &bb, &Lb));
+        STRUX_TRY(bias_model(r, -st->b_max, st->b_max, INFINITY, &bb, &Lb));
         *best = arg;
         *target = Lb;
     } else if (arg >= 0 && valid && Ub - Lb <= st->eps_t) {
         *best = arg;
         *target = Lb;
     } else if (strcmp(r->opt.bias_cut, "center") == 0) {
-        double *lv = NULL, *gv = NULL, *bv = NULL;
-        strux_status s = strux_alloc_array(&lv, (size_t)n, sizeof *lv);
-        if (s == STRUX_OK) s = strux_alloc_array(&gv, (size_t)n, sizeof *gv);
-        if (s == STRUX_OK) s = strux_alloc_array(&bv, (size_t)n, sizeof *bv);
-        for (int32_t c = 0; s == STRUX_OK && c < n; c++) {
-            lv[c] = r->bcuts[c].l;
-            gv[c] = r->bcuts[c].g;
-            bv[c] = r->bcuts[c].b;
-        }
-        if (s == STRUX_OK) s = strux_rates_bias_center(n, lv, gv, bv, st->b_lo, st->b_hi, Ub, b, &zc);
+        STRUX_TRY(bias_model(r, st->b_lo, st->b_hi, Ub, b, &zc));
         *target = (Ub - zc) / 2;
-        strux_free(&lv);
-        strux_free(&gv);
-        strux_free(&bv);
-        STRUX_TRY(s);
     } else if (st->bt == 1) { /* F.2.1 on the flat model: b_1 = b_0 (A17) */
         *b = b0;
     }

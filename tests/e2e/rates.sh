@@ -11,46 +11,9 @@
 #    the issue), as are an unknown dataset and a task other than binary (more bad inputs and the
 #    solvers' references: rates_solver.sh).
 . tests/common/tap.sh
-$PY - "$WORK/small.svm" <<'PY'
-import random, sys
-random.seed(5)
-with open(sys.argv[1], "w") as f:
-    for i in range(400):
-        g = 1 if random.random() < 0.6 else 0
-        x = [random.gauss(0, 1) for _ in range(6)]
-        s = 1.2 * x[0] - 0.8 * x[1] + 0.5 * x[2] + (0.8 if g else -0.6) + random.gauss(0, 0.7)
-        feats = [(1 if g else 2, 1.0)] + [(j + 3, round(v, 4)) for j, v in enumerate(x)]
-        f.write(("+1" if s > 0.3 else "-1") + "".join(f" {j}:{v}" for j, v in feats) + "\n")
-PY
-cat >"$WORK/small.ini" <<INI
-[data]
-train = $WORK/small.svm
-dim = 8
-bias = 1
-[task]
-type = binary
-[surrogate]
-type = margin
-[solver]
-type = sdca
-lambda = 0.02
-epochs = 1000000
-blocks = 4
-seed = 1
-[datasets]
-A = feature 1 > 0
-B = feature 2 > 0
-[constraints]
-p_rule = positive_rate(A) <= 1.25 * positive_rate(B)
-[rates]
-mm_steps = 4
-eps = 1e-4
-inner_epochs = 1000
-[output]
-model = $WORK/small.h5
-metrics = $WORK/small.jsonl
-eval_every = 0
-INI
+. tests/common/rates_fixture.sh
+rates_gen 400 "$WORK/small.svm"
+rates_ini "$WORK/small.svm" >"$WORK/small.ini"
 
 for np in 1 2 4; do
     $MPIRUN -np $np "$STRUX" train "$WORK/small.ini" --set output.progress=never --set output.model="$WORK/s$np.h5" \

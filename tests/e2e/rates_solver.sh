@@ -1,5 +1,6 @@
 # tests/e2e/rates_solver.sh - the solvers of rate-constrained training (issue 15,
-# dataset_constraints.md §3) on the p%-rule problem of rates.sh, and its bad inputs:
+# dataset_constraints.md §3) on the p%-rule problem of rates.sh (tests/common/rates_fixture.sh),
+# and its bad inputs:
 #  - one MM step from w = 0 is Problem 3 of that anchor (every example on both hinges): its
 #    returned model against an independent solve of the same convex program (SLSQP over w, b and
 #    the hinge slacks, tests/common/rates_p3_ref.py) on 80 rows, for the regularised bias with
@@ -11,54 +12,11 @@
 #  - bad inputs: one message naming the key, dataset, file:line or constraint, the README's exit
 #    code, nothing written.
 . tests/common/tap.sh
-gen() { # gen ROWS FILE: the rates.sh problem (two groups A/B, a planted score)
-    $PY - "$1" "$2" <<'PY'
-import random, sys
-random.seed(5)
-with open(sys.argv[2], "w") as f:
-    for i in range(int(sys.argv[1])):
-        g = 1 if random.random() < 0.6 else 0
-        x = [random.gauss(0, 1) for _ in range(6)]
-        s = 1.2 * x[0] - 0.8 * x[1] + 0.5 * x[2] + (0.8 if g else -0.6) + random.gauss(0, 0.7)
-        feats = [(1 if g else 2, 1.0)] + [(j + 3, round(v, 4)) for j, v in enumerate(x)]
-        f.write(("+1" if s > 0.3 else "-1") + "".join(f" {j}:{v}" for j, v in feats) + "\n")
-PY
-}
-ini() { # ini DATA: the rates.sh config on DATA
-    cat <<INI
-[data]
-train = $1
-dim = 8
-bias = 1
-[task]
-type = binary
-[surrogate]
-type = margin
-[solver]
-type = sdca
-lambda = 0.02
-epochs = 1000000
-blocks = 4
-seed = 1
-[datasets]
-A = feature 1 > 0
-B = feature 2 > 0
-[constraints]
-p_rule = positive_rate(A) <= 1.25 * positive_rate(B)
-[rates]
-mm_steps = 4
-eps = 1e-4
-inner_epochs = 1000
-[output]
-model = $WORK/m.h5
-metrics = $WORK/m.jsonl
-eval_every = 0
-INI
-}
-gen 400 "$WORK/small.svm"
-gen 80 "$WORK/s80.svm"
-ini "$WORK/small.svm" >"$WORK/small.ini"
-ini "$WORK/s80.svm" >"$WORK/s80.ini"
+. tests/common/rates_fixture.sh
+rates_gen 400 "$WORK/small.svm"
+rates_gen 80 "$WORK/s80.svm"
+rates_ini "$WORK/small.svm" >"$WORK/small.ini"
+rates_ini "$WORK/s80.svm" >"$WORK/s80.ini"
 Q=(--quiet --set output.progress=never)
 
 # ---- Problem 3 against SLSQP ----
@@ -134,8 +92,8 @@ $MPIRUN -np 2 "$STRUX" train "$WORK/small.ini" "${Q[@]}" --set model.bias=free \
     grep -qE "resumed from .*ck.h5 after epoch [0-9]+00$" "$WORK/r.err" && same_run "$WORK/f2" "$WORK/r"
 ok $? "free bias -np 2: resumed from the last periodic checkpoint (mid-MM, its stored config) = the uninterrupted run"
 
-gen 1500 "$WORK/big.svm"
-ini "$WORK/big.svm" >"$WORK/big.ini"
+rates_gen 1500 "$WORK/big.svm"
+rates_ini "$WORK/big.svm" >"$WORK/big.ini"
 BIG=(--set rates.eps=1e-5 --set model.bias=free)
 "$STRUX" train "$WORK/big.ini" "${Q[@]}" "${BIG[@]}" --set output.model="$WORK/full.h5" \
     --set output.metrics="$WORK/full.jsonl" 2>/dev/null
