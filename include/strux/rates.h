@@ -65,15 +65,17 @@ int32_t strux_rates_n_constraints(const strux_rates *r); /* Not Collective */
  * caller-owned. Not Collective. */
 strux_status strux_rates_config_text(const strux_rates *r, char **text);
 
-/* Bind to the training data (binary labels): read the baselines (a binary model file of the
- * training data's dimension, read on rank 0 and broadcast, or a file of ±1 predictions, one per
- * training example; STRUX_ERR_INPUT naming the file otherwise), evaluate the datasets on the
- * local rows, allreduce their sizes, canonicalise, run the infeasibility check (STRUX_ERR_CONFIG
- * naming the first constraint that cannot hold), and build the inner dataset (*inner, owned by
- * r) the solver and the driver must be created on. lambda is solver.lambda (λ'); free_bias:
- * model.bias = free (Alg. 3; the data's bias column is then the bias, not a feature). */
+/* Bind to the training data (binary labels) of task (its name: baselines and rates.start must be
+ * models of it): read the baselines (a model file of the training data's dimension, read on rank
+ * 0 and broadcast, or a file of ±1 predictions, one per training example; STRUX_ERR_INPUT naming
+ * the file otherwise), evaluate the datasets on the local rows, allreduce their sizes,
+ * canonicalise, run the infeasibility check (STRUX_ERR_CONFIG naming the first constraint that
+ * cannot hold), and build the inner dataset (*inner, owned by r) the solver and the driver must
+ * be created on. lambda is solver.lambda (λ'); free_bias: model.bias = free (Alg. 3; the data's
+ * bias column is then the bias, not a feature). */
 strux_status strux_rates_bind(strux_rates *r, strux_comm *comm, const strux_dataset *train,
-                              double lambda, int free_bias, const strux_dataset **inner);
+                              const char *task, double lambda, int free_bias,
+                              const strux_dataset **inner);
 /* data.test (after strux_rates_bind; NULL: none): the datasets on its rows, for the NAME.test
  * columns of the record and /rates/test_value. A dataset not evaluable there (a `rows` file
  * without TEST_FILE, a prediction-file baseline) gives NaN. */

@@ -335,8 +335,8 @@ static strux_status set_up(train_run *r)
     STRUX_TRY(strux_comm_agree(r->comm, st));
     r->inner = r->train;
     if (r->rates) /* the weighted SVMs of the rate constraints run on their own rows */
-        STRUX_TRY(strux_rates_bind(r->rates, r->comm, r->train, r->opt.solver.lambda, free_bias,
-                                   &r->inner));
+        STRUX_TRY(strux_rates_bind(r->rates, r->comm, r->train, strux_task_name(r->task),
+                                   r->opt.solver.lambda, free_bias, &r->inner));
     st = strux_search_create(&r->opt.surrogate, r->task, r->inner, &r->search);
     STRUX_TRY(strux_comm_agree(r->comm, st));
     STRUX_TRY(strux_solver_create(&r->opt.solver, r->task, r->search, r->inner, r->model, r->comm,

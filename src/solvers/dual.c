@@ -9,6 +9,7 @@
 
 #define DUAL_RNG_STREAM 0x4455414c00000001ULL /* "DUAL": example order of the passes */
 #define PROGRESS_EVERY 64                     /* examples between progress reports */
+#define PREFETCH_AHEAD 4                      /* visits between a prefetch and its use */
 #define ORDERED_SUM_MAX_BYTES ((int64_t)256 << 20) /* block-ordered Δw sums up to this buffer */
 
 strux_status strux_dual_attach(strux_solver *s, const dual_method *m)
@@ -171,9 +172,25 @@ static strux_status block_passes(strux_solver *s, dual_data *d, int32_t b, int64
     int64_t q0 = d->cursor[b], q1 = q0;
     while (q1 < d->bucket[b + 1] && d->pos[q1] < j1)
         q1++;
+    const strux_csr *x = &ds->x;
     for (int64_t pass = 0; pass < s->opt.local_passes; pass++)
         for (int64_t q = q0; q < q1; q++) {
             int64_t i = d->order[q];
+            /* the visits jump through the data: fetch ahead what the visit of the example
+             * PREFETCH_AHEAD later reads (its row offsets one step earlier, then its features
+             * and coefficients), which the visit would otherwise wait on */
+            if (q + 2 * PREFETCH_AHEAD < q1) {
+                int64_t k = d->order[q + 2 * PREFETCH_AHEAD];
+                __builtin_prefetch(x->ptr + k, 0, 1);
+                __builtin_prefetch(d->off + k, 0, 1);
+            }
+            if (q + PREFETCH_AHEAD < q1) {
+                int64_t k = d->order[q + PREFETCH_AHEAD], p = x->ptr[k];
+                __builtin_prefetch(x->col + p, 0, 1);
+                __builtin_prefetch(x->val + p, 0, 1);
+                __builtin_prefetch(d->c + d->off[k], 1, 1);
+                if (d->prefetch_override) d->prefetch_override(d->visit_ctx, k);
+            }
             STRUX_TRY(d->visit_override ? d->visit_override(d->visit_ctx, s, d, i)
                                         : d->method->visit(s, d, i));
             if (q % PROGRESS_EVERY == PROGRESS_EVERY - 1)
@@ -349,10 +366,11 @@ static void dual_destroy(strux_solver *s)
 
 void strux_dual_set_visit(strux_solver *s,
                           strux_status (*visit)(void *ctx, strux_solver *s, dual_data *d, int64_t i),
-                          void *ctx)
+                          void (*prefetch)(void *ctx, int64_t i), void *ctx)
 {
     dual_data *d = s->data;
     d->visit_override = visit;
+    d->prefetch_override = prefetch;
     d->visit_ctx = ctx;
 }
 

@@ -401,9 +401,11 @@ static strux_status bind_coefficients(strux_rates *r)
 }
 
 strux_status strux_rates_bind(strux_rates *r, strux_comm *comm, const strux_dataset *train,
-                              double lambda, int free_bias, const strux_dataset **inner)
+                              const char *task, double lambda, int free_bias,
+                              const strux_dataset **inner)
 {
     r->comm = comm;
+    snprintf(r->task, sizeof r->task, "%s", task);
     r->train = train;
     r->lam = 2 * lambda;
     r->N = train->n_global;

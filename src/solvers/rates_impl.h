@@ -87,6 +87,7 @@ struct strux_rates {
     int8_t **base_train;  /* n_base ±1 predictions of the local training rows */
     /* bound to the data */
     strux_comm *comm;
+    char task[64];        /* the task baselines and rates.start must be models of (binary) */
     const strux_dataset *train;
     strux_dataset *inner; /* two rows per example: 2e carries x_e (hinge ½ + z), 2e+1 is empty */
     double lam;           /* λ of Ψ (margin ½) = 2·solver.lambda */

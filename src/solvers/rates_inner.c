@@ -208,6 +208,13 @@ static strux_status merged_visit(void *ctx, strux_solver *s, dual_data *d, int64
     return STRUX_OK;
 }
 
+/* What the merged step of example i/2 reads beyond its row and coefficients: α̌, β̌, ||x||². */
+static void merged_prefetch(void *ctx, int64_t i)
+{
+    const strux_rates *r = ctx;
+    __builtin_prefetch(r->ex + 2 * (i & ~(int64_t)1), 0, 1);
+}
+
 /* ---- the certificate ---- */
 
 /* Per data block: [0] the weighted hinge losses, [1] the dual's loss shares, [2] Σξ, [3..] the
@@ -288,7 +295,7 @@ strux_status strux_rates_inner_attach(strux_rates *r, strux_solver *s)
                 STRUX_ERR_INTERNAL,
                 "rate constraints need the dual engine's one coefficient per inner row");
     r->solver = s;
-    strux_dual_set_visit(s, merged_visit, r);
+    strux_dual_set_visit(s, merged_visit, merged_prefetch, r);
     strux_solver_set_certificate(s, inner_certificate, r);
     return STRUX_OK;
 }

@@ -32,14 +32,14 @@ strux_status strux_rates_read_model(strux_rates *r, const char *path, const char
     if (st == STRUX_OK && strux_comm_rank(r->comm) == 0) { /* rank 0 reads; the row is sent */
         st = strux_io_model_load(path, &m, &info);
         if (st == STRUX_OK &&
-            (strcmp(info.task, "binary") != 0 || strux_model_n_rows(m) != 1 ||
+            (strcmp(info.task, r->task) != 0 || strux_model_n_rows(m) != 1 ||
              strux_model_dim(m) != dim))
             st = strux_error_set(STRUX_ERR_INPUT, __FILE__, __LINE__, __func__,
                                  "%s (%s): a model of task %s with %d weight row(s) of %d features "
-                                 "(bias column included); this run needs a binary model of the "
+                                 "(bias column included); this run needs a %s model of the "
                                  "training data's %d",
                                  path, what, info.task, strux_model_n_rows(m),
-                                 strux_model_dim(m), dim);
+                                 strux_model_dim(m), r->task, dim);
         if (st == STRUX_OK) strux_model_get_row(m, 0, row);
     }
     st = strux_comm_agree(r->comm, st);
