@@ -6,9 +6,8 @@
 #    the hinge slacks, tests/common/rates_p3_ref.py) on 80 rows, for the regularised bias with
 #    each multiplier cut (E.1, E.2 centroid, level-set midpoint) and for the free bias (Alg. 3)
 #    with F.2.1 and F.2.2: objective within 2e-6 of the optimum, surrogate constraint met to 1e-6;
-#  - the free bias at -np 1, 2, 4 (solver.blocks = 4): the same model and multipliers to 1e-9;
-#  - resume: from a periodic checkpoint written mid-MM, and after SIGTERM, the run ends with the
-#    uninterrupted run's model, /rates and metrics log (timings aside), bit for bit;
+#  - the free bias at -np 1, 2, 4 (solver.blocks = 4): the same model and multipliers to 1e-9
+#    (resume mid-MM: rates_resume.sh);
 #  - bad inputs: one message naming the key, dataset, file:line or constraint, the README's exit
 #    code, nothing written.
 . tests/common/tap.sh
@@ -64,53 +63,6 @@ for stem in sys.argv[1:]:
 sys.exit(0 if ok else 1)
 PY
 ok $? "free bias at -np 1, 2, 4 (solver.blocks = 4): same model, multipliers and bias cuts to 1e-9"
-
-# ---- resume inside an MM step ----
-same_run() { # same_run A B: models, /rates and metrics logs bit-identical (timings aside)
-    $PY - "$1" "$2" <<'PY'
-import json, sys, h5py, numpy as np
-a, b = (h5py.File(s + ".h5", "r") for s in sys.argv[1:3])
-ok = np.array_equal(a["weights"][:], b["weights"][:])
-for k in ("v", "mix_mu", "mix_weights", "train_ramp", "train_value"):
-    ok = ok and np.array_equal(a["rates"][k][:], b["rates"][k][:])
-timing = {"time_s", "comm_s", "lp_s", "step_s", "mm_comm_s"}
-ra, rb = ([json.loads(l) for l in open(s + ".jsonl")] for s in sys.argv[1:3])
-same_log = len(ra) == len(rb) and all(
-    {k: v for k, v in x.items() if k not in timing} == {k: v for k, v in y.items() if k not in timing}
-    for x, y in zip(ra, rb))
-steps = sum(r["mm_step"] is not None for r in ra)
-print(f"# weights and /rates identical: {ok}; metrics logs identical: {same_log} "
-      f"({len(ra)} records, {steps} MM steps)")
-sys.exit(0 if ok and same_log else 1)
-PY
-}
-$MPIRUN -np 2 "$STRUX" train "$WORK/small.ini" "${Q[@]}" --set model.bias=free \
-    --set output.checkpoint_every=700 --set output.checkpoint="$WORK/ck.h5" \
-    --set output.model="$WORK/c.h5" --set output.metrics="$WORK/c.jsonl" 2>/dev/null &&
-    $MPIRUN -np 2 "$STRUX" train --resume "$WORK/ck.h5" --set output.progress=never \
-        --set output.model="$WORK/r.h5" --set output.metrics="$WORK/r.jsonl" 2>"$WORK/r.err" &&
-    grep -qE "resumed from .*ck.h5 after epoch [0-9]+00$" "$WORK/r.err" && same_run "$WORK/f2" "$WORK/r"
-ok $? "free bias -np 2: resumed from the last periodic checkpoint (mid-MM, its stored config) = the uninterrupted run"
-
-rates_gen 1500 "$WORK/big.svm"
-rates_ini "$WORK/big.svm" >"$WORK/big.ini"
-BIG=(--set rates.eps=1e-5 --set model.bias=free)
-"$STRUX" train "$WORK/big.ini" "${Q[@]}" "${BIG[@]}" --set output.model="$WORK/full.h5" \
-    --set output.metrics="$WORK/full.jsonl" 2>/dev/null
-"$STRUX" train "$WORK/big.ini" "${Q[@]}" "${BIG[@]}" --set output.model="$WORK/t.h5" \
-    --set output.metrics="$WORK/t.jsonl" >/dev/null 2>"$WORK/t.err" &
-pid=$!
-for _ in $(seq 600); do # until the second MM step is under way
-    grep -q '"mm_step": 1' "$WORK/t.jsonl" 2>/dev/null && break
-    sleep 0.02
-done
-kill -TERM $pid
-wait $pid
-rc=$?
-grep -q "SIGTERM: stopped after epoch" "$WORK/t.err" && [ $rc -eq 0 ] && [ ! -e "$WORK/t.h5" ]
-ok $? "SIGTERM in MM step 2 stops with a checkpoint, exit 0, no model"
-"$STRUX" train --resume "$WORK/t.ckpt.h5" "${Q[@]}" 2>/dev/null && same_run "$WORK/full" "$WORK/t"
-ok $? "the resumed run = the uninterrupted one (weights, /rates, metrics log), bit for bit"
 
 # ---- bad inputs ----
 printf '3\n1\nx7\n' >"$WORK/bad_rows.txt"
