@@ -8,6 +8,7 @@
 #    with F.2.1 and F.2.2: objective within 2e-6 of the optimum, surrogate constraint met to 1e-6;
 #  - the free bias at -np 1, 2, 4 (solver.blocks = 4): the same model and multipliers to 1e-9
 #    (resume mid-MM: rates_resume.sh);
+#  - the churn stand-in of `strux gen --kind churn`: deterministic, its files consistent;
 #  - bad inputs: one message naming the key, dataset, file:line or constraint, the README's exit
 #    code, nothing written.
 . tests/common/tap.sh
@@ -63,6 +64,35 @@ for stem in sys.argv[1:]:
 sys.exit(0 if ok else 1)
 PY
 ok $? "free bias at -np 1, 2, 4 (solver.blocks = 4): same model, multipliers and bias cuts to 1e-9"
+
+# ---- the churn stand-in (strux gen --kind churn, dataset_constraints.md §4.5) ----
+same_files() { # same_files DIR1 DIR2: the text files of two generated problems are identical
+    for f in train.svm test.svm d1_train.txt d1_test.txt d2_train.txt d2_test.txt d3_train.txt \
+        d3_test.txt; do
+        cmp -s "$1/$f" "$2/$f" || return 1
+    done
+}
+"$STRUX" gen "$WORK/c1" --kind churn --quiet && "$STRUX" gen "$WORK/c2" --kind churn --quiet &&
+    same_files "$WORK/c1" "$WORK/c2" && $PY - "$WORK/c1" "$WORK/c2" <<'PY'
+import sys, h5py, numpy as np
+a, b = sys.argv[1:3]
+w = [h5py.File(f"{d}/deployed.h5", "r") for d in (a, b)]
+ok = np.array_equal(w[0]["weights"][:], w[1]["weights"][:]) and w[0]["weights"].shape == (1, 2977)
+lines = {s: open(f"{a}/{s}.svm").read().splitlines() for s in ("train", "test")}
+sizes = {(k, s): [int(x) for x in open(f"{a}/d{k}_{s}.txt")] for k in (1, 2, 3) for s in ("train", "test")}
+for s in ("train", "test"):  # the rows files partition each file, D3's rows unlabeled
+    ids = sorted(i for k in (1, 2, 3) for i in sizes[k, s])
+    ok = ok and ids == list(range(1, len(lines[s]) + 1))
+    ok = ok and all(lines[s][i - 1].startswith(" ") for i in sizes[3, s])
+    ok = ok and all(lines[s][i - 1][:2] in ("+1", "-1") for k in (1, 2) for i in sizes[k, s])
+    ok = ok and all(len(l.split()) - (not l.startswith(" ")) == 31 for l in lines[s])
+n = {k: len(sizes[k, "train"]) + len(sizes[k, "test"]) for k in (1, 2, 3)}
+ok = ok and n == {1: 13184, 2: 5388, 3: 6889}
+ok = ok and all(abs(len(sizes[k, "train"]) - 0.8 * n[k]) < 1 for k in (1, 2, 3))
+print(f"# sizes {n}, train shares {[len(sizes[k, 'train']) / n[k] for k in (1, 2, 3)]}")
+sys.exit(0 if ok else 1)
+PY
+ok $? "strux gen --kind churn: the same files for the same seed; D1-D3 rows files partition 80/20 train and test files, D3 unlabeled, 31 entries a row, the deployed model a binary model of 2976 features and the bias"
 
 # ---- bad inputs ----
 printf '3\n1\nx7\n' >"$WORK/bad_rows.txt"
