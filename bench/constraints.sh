@@ -161,7 +161,8 @@ if has rates; then # coverage and recall on a9a
 import json, sys
 sys.path.insert(0, sys.argv[1]); from report import rise, a9a_rates
 w = sys.argv[1]
-print("a9a under one rate constraint (configs/adult_fairness.ini without the p%-rule), -np 2:\n")
+print(f"a9a under one rate constraint (configs/adult_fairness.ini without the p%-rule), "
+      f"-np {__import__('os').environ.get('NP', '2')}:\n")
 print("| constraint | train rate det / rand | test rate det / rand | train error det / rand | "
       "test error det / rand | MM steps (kept) | wall s | max MM rise | rand within 0.005 |")
 print("|---|---|---|---|---|---|---|---|---|")

@@ -45,7 +45,12 @@ static const usage usages[] = {
             "  label noise relative to each label's score spread (default 0.1). --seed\n"
             "  (default 1) fixes the model and the rows; row i is the same in every run, so a\n"
             "  test set of the same model is the same seed with --row-offset past the training\n"
-            "  rows. OUTPUT is the HDF5 container, or LIBSVM/XMC text when it ends in .svm.\n"},
+            "  rows. OUTPUT is the HDF5 container, or LIBSVM/XMC text when it ends in .svm.\n"
+            "strux gen DIR --kind churn [--seed S]\n"
+            "  Write the synthetic churn problem of configs/churn.ini into DIR: train.svm and\n"
+            "  test.svm (binary, D3's rows unlabeled), the rows files d{1,2,3}_{train,test}.txt\n"
+            "  of D1 (sampled near the deployed model's boundary), D2 and D3 (i.i.d.), 80/20,\n"
+            "  and the deployed model deployed.h5 (dataset_constraints.md §4.5).\n"},
     {"inspect", "strux inspect MODEL\n"
                 "  Print a model's summary, provenance, training curve and resolved config.\n"},
     {"help", "strux help [COMMAND | config]\n"
