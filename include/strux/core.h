@@ -81,6 +81,17 @@ size_t strux_alloc_bytes(void);  /* bytes currently allocated */
 int64_t strux_alloc_calls(void); /* successful allocations so far (tests: no allocation in loops) */
 void strux_alloc_fail_after(int64_t n); /* make the n-th next allocation fail (n < 0: never) */
 
+/* ---- growable text (core/strbuf.c) ---- */
+typedef struct strux_strbuf {
+    char *s;         /* NUL-terminated text of n bytes (NULL while empty), cap allocated */
+    size_t n, cap;
+    strux_status st; /* the first failure; every later append is a no-op returning it */
+} strux_strbuf;
+/* Append printf-style text, growing the buffer; STRUX_ERR_NOMEM (sticky). Not Collective. */
+strux_status strux_strbuf_printf(strux_strbuf *b, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+void strux_strbuf_free(strux_strbuf *b);
+
 /* ---- byte streams for checkpoints: a solver or search writes its state with put and reads it
  * back in the same order with get (STYLE.md §7: state is what a checkpoint holds) ---- */
 typedef struct strux_blob {

@@ -350,6 +350,30 @@ strux_status strux_zeroshot_generate(const strux_zeroshot_options *o, strux_data
                                      strux_dataset **test, double *test_p,
                                      signed char *test_signatures);
 
+/* ---- the synthetic churn problem (data/synth_churn.c, `strux gen DIR --kind churn`) ----
+ * dataset_constraints.md §4.5's stand-in for the proprietary data of §4.2 at a tenth of its sizes:
+ * 31 raw features from a Gaussian mixture, a non-linear ground truth with 10 % label noise, a
+ * binning feature map to 2976 columns (31 entries of 1/√31 per row), a deployed linear model
+ * trained on a separate old sample with a third of the features, D2 and D3 i.i.d. (D3
+ * unlabeled), D1 sampled near the deployed boundary; each split 80/20 into train and test. */
+typedef struct strux_churn_options {
+    uint64_t seed;         /* every draw */
+    int64_t n1, n2, n3;    /* sizes of D1, D2, D3 before the split (13184, 5388, 6889) */
+} strux_churn_options;
+typedef struct strux_churn {
+    strux_dataset *train, *test; /* D1, D2, D3 rows in turn (no bias column; D3 unlabeled) */
+    int64_t first[3][2];         /* D_k's first row in train [0] and test [1] */
+    int64_t n_rows[3][2];        /* its rows there */
+    int64_t n_pos[3][2];         /* its positive rows there (0 for D3) */
+    int32_t dim;                 /* feature columns (2976) */
+    double *w_dep;               /* the deployed model: dim weights, then the weight of a bias
+                                    feature of value 1 */
+} strux_churn;
+/* Generate the problem (the caller frees it with strux_churn_free). STRUX_ERR_NOMEM; deterministic
+ * for a seed. Not Collective. */
+strux_status strux_churn_generate(const strux_churn_options *opt, strux_churn *out);
+void strux_churn_free(strux_churn *c);
+
 /* Per-example loss weights from a text file of one non-negative number per line, one line per
  * example of the whole file (in file order): the local slice goes to ds->weight, the sum over
  * every line to ds->weight_sum. Errors (STRUX_ERR_INPUT, file:line): a line that is not a finite

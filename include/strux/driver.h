@@ -51,6 +51,10 @@ typedef struct strux_driver_hook {
     const char *name;           /* for messages and the checkpoint */
     void *ctx;                  /* passed to every callback; borrowed */
     const char *const *columns; /* NULL-terminated names of the record columns it fills */
+    /* nonzero: it changes the problem between solves (loss weights, a fixed bias), so a solve
+     * warm-started from the last one's iterate may begin far above the new J(0): the driver's
+     * divergence warning (the objective above 10 J(0)) is not given */
+    int moves_problem;
     strux_status (*before_epoch)(void *ctx, strux_driver *d);
     /* After the epoch's certificate; may change the model (e.g. rescale rows); *stop = 1 ends the
      * run after this epoch (it is then written out like a converged run). */
@@ -101,14 +105,17 @@ strux_status strux_driver_export(const strux_driver *d, strux_model *dst);
 /* Set the info's creation time and the wall time of the run so far (resumed runs included), as
  * before writing a model. Not Collective. */
 void strux_driver_stamp_info(strux_driver *d);
+/* Append a record for an outer step taken after the last epoch (an MM step's end, say): the
+ * epoch's number, the last certificate, the solver's and every hook's columns as they stand now,
+ * no test scores; it goes to the curve and the record callback like an epoch's. */
+strux_status strux_driver_record(strux_driver *d);
 /* Write a checkpoint of the run so far. */
 strux_status strux_driver_checkpoint(strux_driver *d);
-/* The examples' loss weights changed (an outer loop reweights them, as the rate-constraint MM
- * does): the bound on J(0) that the divergence warning compares against is computed again.
- * Collective. */
-strux_status strux_driver_weights_changed(strux_driver *d);
 
 int64_t strux_driver_epoch(const strux_driver *d); /* epochs completed */
+/* Nonzero once solver.epochs epochs have run or a solve stopped on solver.time_limit (the same on
+ * every rank). Not Collective. */
+int strux_driver_limit_reached(const strux_driver *d);
 const strux_certificate *strux_driver_last_certificate(const strux_driver *d); /* NaN if none */
 strux_solver *strux_driver_solver(const strux_driver *d);
 const strux_curve *strux_driver_curve(const strux_driver *d);

@@ -63,12 +63,19 @@ typedef struct strux_rates_store {
     double *v;           /* m multipliers of the last multiplier search */
     double *train_ramp;  /* m: ramp (randomised) train value − bound at the returned model */
     double *train_value; /* m: indicator (deterministic) train value − bound */
+    double *test_value;  /* m: the same on data.test (NaN: none, or a set not evaluable there) */
+    int32_t n_violated;  /* constraints still violated at the end (rates.on_violation = keep) */
     double v_max;        /* the multiplier box at the end */
     int64_t mm_steps;    /* MM steps run */
     int32_t n_mix;       /* iterates of the randomised classifier (LP dual weight > 0, ≤ m + 1) */
     int64_t n_w;         /* weights per iterate: n_rows·dim, label-major, as /weights */
     double *mix_w;       /* n_mix × n_w */
     double *mix_mu;      /* n_mix weights, summing to 1 */
+    int32_t n_base;      /* baselines (`baseline PATH` datasets), in order of first use */
+    char **base_paths;   /* n_base paths as written */
+    int32_t *base_is_model; /* n_base: 1 for a binary model (its weights below), 0 for a file of
+                               training predictions */
+    double *base_w;      /* n_base × n_w: the models' weights (zeros for a prediction file) */
 } strux_rates_store;
 
 void strux_rates_store_free(strux_rates_store *s);

@@ -192,6 +192,8 @@ int64_t strux_model_prune(strux_model *m, double threshold);
 strux_status strux_model_status(const strux_model *m);
 /* Weight j of row k. */
 double strux_model_get(const strux_model *m, int32_t k, int32_t j);
+/* Set weight j of row k to v (the row's scale and kept norm follow). */
+void strux_model_set(strux_model *m, int32_t k, int32_t j, double v);
 /* The first weight that is NaN or ±Inf as its flat label-major index (free parameters after the
  * rows), or −1. */
 int64_t strux_model_find_non_finite(const strux_model *m);

@@ -183,6 +183,9 @@ strux_status strux_cli_gen_shape(int argc, char **argv);
     "usage: strux gen OUTPUT --shape balanced|unbalanced|random|swiki [--rows N] [--features D] "   \
     "[--depth K] [--cuts C] [--nodes M] [--extra-parents P] [--labels-per-row R] [--nnz K] "       \
     "[--scale S] [--seed S] [--row-offset R] [--hier FILE]"
+/* `strux gen DIR --kind KIND ...` (gen_churn.c: the churn problem of dataset_constraints.md
+ * §4.5). */
+int strux_cli_gen_kind(strux_comm *comm, int argc, char **argv);
 int strux_cmd_inspect(strux_comm *comm, int argc, char **argv);
 int strux_cmd_help(strux_comm *comm, int argc, char **argv);
 

@@ -16,7 +16,8 @@
 
 #define GEN_USAGE                                                                                  \
     "usage: strux gen OUTPUT --rows N --features D --labels L [--nnz K] [--labels-per-row M] "     \
-    "[--noise S] [--seed S] [--row-offset R]"
+    "[--noise S] [--seed S] [--row-offset R]\n"                                                    \
+    "       strux gen DIR --kind churn [--seed S]"
 #define GEN_NNZ 100          /* default non-zeros per row (at most D) */
 #define GEN_LABELS_PER_ROW 3 /* default mean labels per row (at most L/2) */
 #define GEN_NOISE 0.1        /* default label noise relative to each label's score spread */
@@ -197,5 +198,7 @@ int strux_cmd_gen(strux_comm *comm, int argc, char **argv)
     for (int k = 1; k < argc; k++) /* the zero-shot generator (gen_zeroshot.c) */
         if (strcmp(argv[k], "--zero-shot") == 0)
             return strux_cli_run_on_root(comm, strux_cli_gen_zeroshot, argc, argv);
+    for (int k = 1; k < argc; k++) /* a named problem (gen_churn.c) */
+        if (strcmp(argv[k], "--kind") == 0) return strux_cli_gen_kind(comm, argc, argv);
     return strux_cli_run_on_root(comm, gen, argc, argv);
 }

@@ -77,7 +77,12 @@ static const usage usages[] = {
             "  0.76), D dense features (default 252) around category means (a shared map of\n"
             "  the signature plus a category offset of std S, default 0.5) with noise S\n"
             "  (default 1): PREFIX.train.svm, PREFIX.test.svm and PREFIX.classes (the test\n"
-            "  classes for m3l.classes, weighted by their shares of the test rows).\n"},
+            "  classes for m3l.classes, weighted by their shares of the test rows).\n"
+            "strux gen DIR --kind churn [--seed S]\n"
+            "  Write the synthetic churn problem of configs/churn.ini into DIR: train.svm and\n"
+            "  test.svm (binary, D3's rows unlabeled), the rows files d{1,2,3}_{train,test}.txt\n"
+            "  of D1 (sampled near the deployed model's boundary), D2 and D3 (i.i.d.), 80/20,\n"
+            "  and the deployed model deployed.h5 (dataset_constraints.md §4.5).\n"},
     {"inspect", "strux inspect MODEL\n"
                 "  Print a model's summary, provenance, training curve and resolved config.\n"},
     {"help", "strux help [COMMAND | config]\n"

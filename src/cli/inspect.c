@@ -97,14 +97,23 @@ static void print_model(const char *path, const strux_model *m, const strux_mode
                rs->m, (long long)rs->mm_steps, rs->v_max, rs->n_mix);
         for (int32_t k = 0; k < rs->n_mix; k++)
             printf(" %.6g", rs->mix_mu[k]);
+        if (rs->n_violated)
+            printf("\n  violated   %d constraint(s) still violated when training ended "
+                   "(rates.on_violation = keep)",
+                   rs->n_violated);
         for (int32_t k = 0; k < rs->n_defs; k++)
             printf("\n  dataset    %s = %s", rs->def_names[k], rs->def_texts[k]);
+        for (int32_t k = 0; k < rs->n_base; k++)
+            printf("\n  baseline   %s (%s)", rs->base_paths[k],
+                   rs->base_is_model[k] ? "binary model, weights stored"
+                                        : "training predictions, not stored");
         printf("\n  objective  %s", rs->canonical[0]);
         for (int32_t j = 0; j < rs->m; j++)
             printf("\n  constraint %s = %s\n             canonical %s\n             v %.9g, "
-                   "train value - bound %+.6g (deterministic), %+.6g (ramp, randomised)",
+                   "train value - bound %+.6g (deterministic), %+.6g (ramp, randomised); test "
+                   "value - bound %+.6g (deterministic)",
                    rs->names[j], rs->texts[j], rs->canonical[j + 1], rs->v[j], rs->train_value[j],
-                   rs->train_ramp[j]);
+                   rs->train_ramp[j], rs->test_value[j]);
     }
     printf("\ntrained      %s with strux %s (commit %s) on %d rank(s), seed %lld, %.2fs\n",
            in->created, in->version, in->git_commit, in->n_ranks, (long long)in->seed,

@@ -109,6 +109,7 @@ void strux_progress_record(strux_progress *p, const strux_driver *d, const strux
     const double *row = c->v + (c->n_rows - 1) * c->n_cols;
     int64_t epoch = strux_driver_epoch(d);
     double now = strux_time_now();
+    if (epoch + 1 == p->epoch && p->epochs_done > 0) return; /* an outer step's record: no line */
     if (p->t_first < 0) p->t_first = now - row[strux_curve_column(c, "time_s")];
     p->epochs_done++;
     p->epoch = epoch + 1;

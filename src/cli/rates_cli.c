@@ -1,7 +1,6 @@
 /* cli/rates_cli.c - the config's [datasets], [constraints] and [rates] turned into a
  * rate-constrained problem (strux/rates.h, issue 15), checked before any data is read: the task
- * must be binary, the solver sdca with margin rescaling, the bias regularised (Alg. 3 for
- * model.bias = free is not implemented yet). */
+ * must be binary, the solver sdca with margin rescaling, the bias regularised or free (Alg. 3). */
 #include "cli.h"
 
 #include <string.h>
@@ -46,10 +45,6 @@ strux_status strux_cli_rates_parse(const strux_config *c, const strux_run_option
         st = strux_error_set(STRUX_ERR_CONFIG, __FILE__, __LINE__, __func__,
                              "[constraints] needs surrogate.type = margin (surrogate.type is %s)",
                              o->surrogate.type);
-    if (st == STRUX_OK && strcmp(o->model.bias, "free") == 0)
-        st = strux_error_set(STRUX_ERR_CONFIG, __FILE__, __LINE__, __func__,
-                             "[constraints] with model.bias = free needs the bias cutting plane "
-                             "(Alg. 3), not implemented yet: use model.bias = regularised");
     if (st == STRUX_OK && o->solver.weighted_average)
         st = strux_error_set(STRUX_ERR_CONFIG, __FILE__, __LINE__, __func__,
                              "[constraints] needs solver.weighted_average = false");

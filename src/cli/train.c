@@ -118,9 +118,18 @@ static strux_status parse_args(train_run *r, int argc, char **argv)
     }
     STRUX_TRY(strux_config_resolve(r->config, &r->opt));
     STRUX_TRY(strux_cli_rates_parse(r->config, &r->opt, &r->rates));
+    /* the rate constraints' outer loop sets the model's bias and scales it on every rank between
+     * its inner solves, which one copy per host does not allow: each rank keeps its own */
+    STRUX_CHECK(!r->rates || strcmp(r->opt.model.share, "host") != 0, STRUX_ERR_CONFIG,
+                "model.share = host is not supported with [constraints] (the rate constraints' "
+                "outer loop writes the model on every rank); use model.share = none or auto");
+    if (r->rates) snprintf(r->opt.model.share, sizeof r->opt.model.share, "none");
     strux_comm_set_stall_timeout(r->comm, r->opt.run.stall_timeout);
-    STRUX_TRY(
-        strux_solver_check_options(&r->opt.solver, &r->opt.surrogate, &r->opt.task, &r->opt.model));
+    /* rate constraints honour model.bias = free themselves (Alg. 3 around SDCA's fixed-bias
+     * solves), so the solver is checked as for a regularised bias */
+    strux_model_options mo = r->opt.model;
+    if (r->rates) snprintf(mo.bias, sizeof mo.bias, "regularised");
+    STRUX_TRY(strux_solver_check_options(&r->opt.solver, &r->opt.surrogate, &r->opt.task, &mo));
     STRUX_CHECK(strcmp(r->opt.model.bias, "free") != 0 || r->opt.data.bias > 0, STRUX_ERR_CONFIG,
                 "model.bias = free needs the bias feature: data.bias is 0");
     STRUX_CHECK(r->opt.model.bias_centre == 0 || r->opt.data.bias > 0, STRUX_ERR_CONFIG,
@@ -272,6 +281,15 @@ static strux_status fill_info(train_run *r)
     in->weights_csr = strcmp(r->opt.output.weights, "csr") == 0;
     in->seed = r->opt.solver.seed;
     STRUX_TRY(strux_config_format(&r->opt, &in->config));
+    if (r->rates) { /* the user-named sections ride along (resume, eval) */
+        char *extra = NULL;
+        STRUX_TRY(strux_rates_config_text(r->rates, &extra));
+        size_t n = strlen(in->config), k = strlen(extra);
+        strux_status st = strux_realloc_array(&in->config, n + k + 1, 1);
+        if (st == STRUX_OK) memcpy(in->config + n, extra, k + 1);
+        strux_free(&extra);
+        STRUX_TRY(st);
+    }
     STRUX_TRY(strux_task_trees(r->task, &in->trees)); /* rta: the ensemble goes into the file */
     STRUX_TRY(strux_solver_m3l_info(r->solver, &in->m3l)); /* m3l: the prior (/m3l) */
     if (r->opt.data.label_names[0])
@@ -382,19 +400,25 @@ static strux_status set_up(train_run *r)
     } else if (st == STRUX_OK) {
         st = strux_model_create(n_rows, r->train->dim, n_extra, kind, &r->model);
     }
-    if (st == STRUX_OK && strcmp(r->opt.model.bias, "free") == 0)
+    int free_bias = strcmp(r->opt.model.bias, "free") == 0;
+    if (st == STRUX_OK && free_bias && !r->rates)
         strux_model_set_free_col(r->model, r->train->bias_col);
     if (st == STRUX_OK && r->model)
         strux_model_set_centre(r->model, r->train->bias_col, r->opt.model.bias_centre);
     STRUX_TRY(strux_comm_agree(r->comm, st));
     r->inner = r->train;
     if (r->rates) /* the weighted SVMs of the rate constraints run on their own rows */
-        STRUX_TRY(strux_rates_bind(r->rates, r->comm, r->train, r->opt.solver.lambda, &r->inner));
+        STRUX_TRY(strux_rates_bind(r->rates, r->comm, r->train, strux_task_name(r->task),
+                                   r->opt.solver.lambda, free_bias, &r->inner));
     st = strux_search_create(&r->opt.surrogate, r->task, r->inner, &r->search);
     STRUX_TRY(strux_comm_agree(r->comm, st));
     STRUX_TRY(strux_solver_create(&r->opt.solver, r->task, r->search, r->inner, r->model, r->comm,
                                   &r->solver));
+    /* a free bias under rate constraints is Alg. 3's: SDCA never sees the bias column (the inner
+     * rows leave it out), the regulariser of Problem 2 leaves it out */
+    if (free_bias && r->rates) strux_model_set_free_col(r->model, r->train->bias_col);
     STRUX_TRY(load_test_data(r));
+    if (r->rates) STRUX_TRY(strux_rates_bind_test(r->rates, r->test));
     STRUX_TRY(strux_comm_agree(r->comm, fill_info(r)));
     const strux_solver_options *so = &r->opt.solver;
     const strux_output_options *out = &r->opt.output;
@@ -430,7 +454,7 @@ static strux_status set_up(train_run *r)
     strux_driver_set_stop_flag(r->driver, &stop_signal);
     if (r->rates) {
         strux_driver_hook h;
-        STRUX_TRY(strux_comm_agree(r->comm, strux_rates_hook(r->rates, &h)));
+        STRUX_TRY(strux_comm_agree(r->comm, strux_rates_hook(r->rates, r->solver, &h)));
         STRUX_TRY(strux_comm_agree(r->comm, strux_driver_add_hook(r->driver, &h)));
     }
     STRUX_TRY(strux_driver_start(r->driver, r->resume));

@@ -173,34 +173,6 @@ static void defined_names(const strux_subset_defs *d, char *buf, size_t n)
     }
 }
 
-/* ---- growable string ---- */
-
-typedef struct strbuf {
-    char *s;
-    size_t n, cap;
-} strbuf;
-
-static strux_status sb_put(strbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static strux_status sb_put(strbuf *b, const char *fmt, ...)
-{
-    for (;;) {
-        va_list ap;
-        va_start(ap, fmt);
-        int w = vsnprintf(b->s ? b->s + b->n : NULL, b->s ? b->cap - b->n : 0, fmt, ap);
-        va_end(ap);
-        STRUX_CHECK(w >= 0, STRUX_ERR_INTERNAL, "vsnprintf failed");
-        if (b->s && b->n + (size_t)w < b->cap) {
-            b->n += (size_t)w;
-            return STRUX_OK;
-        }
-        size_t cap = b->cap ? b->cap : 64;
-        while (cap <= b->n + (size_t)w)
-            cap *= 2;
-        STRUX_TRY(strux_realloc_array(&b->s, cap, 1));
-        b->cap = cap;
-    }
-}
-
 /* ---- parser ---- */
 
 typedef struct parser {
@@ -463,38 +435,38 @@ static int precedence(enum node_op op)
     }
 }
 
-static strux_status print_node(const struct def *f, int32_t i, strbuf *b)
+static strux_status print_node(const struct def *f, int32_t i, strux_strbuf *b)
 {
     const struct node *nd = &f->nodes[i];
     char num[32];
     switch (nd->op) {
     case OP_NAME:
-        return sb_put(b, "%s", nd->str);
+        return strux_strbuf_printf(b, "%s", nd->str);
     case OP_LABEL:
-        return sb_put(b, "label %s", nd->sign > 0 ? "+1" : "-1");
+        return strux_strbuf_printf(b, "label %s", nd->sign > 0 ? "+1" : "-1");
     case OP_FEATURE:
         strux_format_double(nd->value, num, sizeof num);
-        return sb_put(b, "feature %" PRId32 " %s %s", nd->feature, cmp_text[nd->cmp], num);
+        return strux_strbuf_printf(b, "feature %" PRId32 " %s %s", nd->feature, cmp_text[nd->cmp], num);
     case OP_ROWS:
-        return nd->str2 ? sb_put(b, "rows %s %s", nd->str, nd->str2)
-                        : sb_put(b, "rows %s", nd->str);
+        return nd->str2 ? strux_strbuf_printf(b, "rows %s %s", nd->str, nd->str2)
+                        : strux_strbuf_printf(b, "rows %s", nd->str);
     case OP_BASELINE:
-        return sb_put(b, "baseline %s %s", nd->str, nd->sign > 0 ? "positive" : "negative");
+        return strux_strbuf_printf(b, "baseline %s %s", nd->str, nd->sign > 0 ? "positive" : "negative");
     case OP_NOT: {
         int paren = precedence(f->nodes[nd->a].op) < precedence(OP_NOT);
-        STRUX_TRY(sb_put(b, paren ? "!(" : "!"));
+        STRUX_TRY(strux_strbuf_printf(b, paren ? "!(" : "!"));
         STRUX_TRY(print_node(f, nd->a, b));
-        return paren ? sb_put(b, ")") : STRUX_OK;
+        return paren ? strux_strbuf_printf(b, ")") : STRUX_OK;
     }
     default: {
         static const char sym[] = {[OP_MINUS] = '-', [OP_AND] = '&', [OP_OR] = '|'};
         int pl = precedence(f->nodes[nd->a].op) < precedence(nd->op);
         int pr = precedence(f->nodes[nd->b].op) <= precedence(nd->op);
-        STRUX_TRY(sb_put(b, pl ? "(" : ""));
+        STRUX_TRY(strux_strbuf_printf(b, pl ? "(" : ""));
         STRUX_TRY(print_node(f, nd->a, b));
-        STRUX_TRY(sb_put(b, "%s %c %s", pl ? ")" : "", sym[nd->op], pr ? "(" : ""));
+        STRUX_TRY(strux_strbuf_printf(b, "%s %c %s", pl ? ")" : "", sym[nd->op], pr ? "(" : ""));
         STRUX_TRY(print_node(f, nd->b, b));
-        return sb_put(b, pr ? ")" : "");
+        return strux_strbuf_printf(b, pr ? ")" : "");
     }
     }
 }
@@ -509,7 +481,7 @@ static strux_status parse_def(const char *text, size_t start, const char *shown,
     skip_ws(&p);
     if (p.s[p.pos]) return syntax_error(&p, "an operator (& | -) or the end of the definition");
     assert(root == f->n_nodes - 1);
-    strbuf b = {0};
+    strux_strbuf b = {0};
     strux_status st = print_node(f, root, &b);
     if (st == STRUX_OK) {
         f->text = b.s;

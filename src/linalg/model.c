@@ -18,7 +18,7 @@ const strux_opt_spec strux_model_opt_specs[] = {
      "the bias: none (no bias feature, data.bias is not appended), regularised (the data.bias "
      "feature's weights are regularised like the others, LIBLINEAR's -B), free (the data.bias "
      "feature's weights are left out of the regulariser (λ/2)||w||²; solvers with the flag "
-     "free_bias: sgd)"},
+     "free_bias: sgd; and sdca under [constraints], through the bias cutting plane)"},
     {"model.layout", STRUX_OPT_CHOICE, offsetof(strux_model_options, layout), "auto", 0, 0,
      "auto|label_major|feature_major|sparse",
      "how the weight rows are stored: label_major (each row contiguous), feature_major (each "
@@ -632,6 +632,14 @@ int64_t strux_model_prune(strux_model *m, double threshold)
 double strux_model_get(const strux_model *m, int32_t k, int32_t j)
 {
     return m->s[k] * m->ops->get(m, k, j);
+}
+
+void strux_model_set(strux_model *m, int32_t k, int32_t j, double v)
+{
+    double old = m->ops->get(m, k, j), now = v / m->s[k];
+    m->ops->put(m, k, j, now);
+    now = m->ops->get(m, k, j);
+    m->nrm[k] += now * now - old * old;
 }
 
 int64_t strux_model_find_non_finite(const strux_model *m)

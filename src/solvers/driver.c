@@ -59,6 +59,8 @@ struct strux_driver {
     int64_t fingerprint;   /* of the training data, every rank's (checkpoints) */
     double zero_bound;     /* J(0) ≤ this: the weighted mean largest loss of the examples */
     int warned;            /* the divergence warning was given */
+    int moving;            /* a hook moves the problem between solves: no divergence warning */
+    int timed_out;         /* solver.time_limit was reached (decided on the slowest clock) */
     strux_model *exported; /* scratch: the weights with data.scale folded in, or NULL */
     int in_epoch;          /* 1 while the solver's epoch runs (a checkpoint between rounds) */
     int64_t epoch_c0;      /* this rank's oracle calls when the current epoch started */
@@ -147,6 +149,7 @@ strux_status strux_driver_add_hook(strux_driver *d, const strux_driver_hook *h)
 {
     STRUX_CHECK(d->n_hooks < MAX_HOOKS, STRUX_ERR_INTERNAL, "more than %d driver hooks", MAX_HOOKS);
     d->hook[d->n_hooks++] = *h;
+    d->moving |= h->moves_problem;
     return STRUX_OK;
 }
 
@@ -164,6 +167,11 @@ void strux_driver_set_progress(strux_driver *d, strux_progress_fn fn, void *ctx)
 void strux_driver_set_stop_flag(strux_driver *d, const volatile sig_atomic_t *flag)
 {
     d->stop_flag = flag;
+}
+
+int strux_driver_limit_reached(const strux_driver *d)
+{
+    return d->epoch >= d->opt.epochs || d->timed_out;
 }
 
 int64_t strux_driver_epoch(const strux_driver *d)
@@ -268,6 +276,8 @@ static int due(int64_t e, int64_t every, int64_t last)
     return e == last || (every > 0 && e % every == 0);
 }
 
+static strux_status append_row(strux_driver *d, int64_t epoch_calls, int score);
+
 /* One epoch of the solver with its hooks, certificate (when due or force_cert) and record.
  * *stop is set when a hook asks the run to end. */
 static strux_status one_epoch(strux_driver *d, int force_cert, int *stop)
@@ -294,7 +304,7 @@ static strux_status one_epoch(strux_driver *d, int force_cert, int *stop)
         snprintf(phase, sizeof phase, "the certificate after epoch %lld", (long long)e);
         strux_comm_set_phase(comm, phase);
         STRUX_TRY(strux_solver_certificate(d->p.solver, &d->cert));
-        if (d->cert.primal > DIVERGENCE_FACTOR * d->zero_bound && !d->warned &&
+        if (d->cert.primal > DIVERGENCE_FACTOR * d->zero_bound && !d->warned && !d->moving &&
             strux_comm_rank(comm) == 0) {
             strux_log(STRUX_LOG_WARN,
                       "the objective %.6g after epoch %lld is above %d x %.6g, the objective of "
@@ -307,7 +317,16 @@ static strux_status one_epoch(strux_driver *d, int force_cert, int *stop)
     d->train_s += strux_time_now() - t0;
     for (int h = 0; h < d->n_hooks; h++)
         if (d->hook[h].after_epoch) STRUX_TRY(d->hook[h].after_epoch(d->hook[h].ctx, d, stop));
+    return append_row(d, epoch_calls, due(e, d->opt.eval_every, d->opt.epochs));
+}
 
+/* The record of the epoch just run (or of an outer step after it): base columns, the solver's,
+ * every hook's, test scores when score_test; appended to the curve and passed to the record
+ * callback. */
+static strux_status append_row(strux_driver *d, int64_t epoch_calls, int score)
+{
+    strux_comm *comm = d->p.comm;
+    const int64_t e = d->epoch;
     const strux_curve *c = &d->p.info->curve;
     double *row = d->row;
     for (int k = 0; k < c->n_cols; k++)
@@ -330,10 +349,16 @@ static strux_status one_epoch(strux_driver *d, int force_cert, int *stop)
     for (int h = 0; h < d->n_hooks; h++)
         if (d->hook[h].metrics)
             STRUX_TRY(d->hook[h].metrics(d->hook[h].ctx, d, row + d->hook_col[h]));
-    if (d->p.test && due(e, d->opt.eval_every, d->opt.epochs)) STRUX_TRY(score_test(d, row));
+    if (d->p.test && score) STRUX_TRY(score_test(d, row));
     STRUX_TRY(strux_curve_append(&d->p.info->curve, row));
     if (d->record_fn) STRUX_TRY(strux_comm_agree(comm, d->record_fn(d->record_ctx, d, c)));
+    d->bytes0 = strux_comm_bytes(comm);
     return STRUX_OK;
+}
+
+strux_status strux_driver_record(strux_driver *d)
+{
+    return append_row(d, 0, 0);
 }
 
 strux_status strux_driver_solve(strux_driver *d, double eps, int64_t max_epochs, int *converged)
@@ -369,6 +394,7 @@ strux_status strux_driver_solve(strux_driver *d, double eps, int64_t max_epochs,
             double t = d->train_s;
             STRUX_TRY(strux_comm_allreduce_max(d->p.comm, &t, 1));
             if (t >= d->opt.time_limit) {
+                d->timed_out = 1;
                 strux_log(STRUX_LOG_INFO, "solver.time_limit of %gs reached after epoch %lld",
                           d->opt.time_limit, (long long)d->epoch);
                 return STRUX_OK;
@@ -749,11 +775,6 @@ static strux_status zero_bound(strux_driver *d)
     STRUX_TRY(strux_comm_allreduce_sum(d->p.comm, &sum, 1));
     d->zero_bound = sum / ds->weight_sum;
     return STRUX_OK;
-}
-
-strux_status strux_driver_weights_changed(strux_driver *d)
-{
-    return zero_bound(d);
 }
 
 strux_status strux_driver_start(strux_driver *d, const char *resume)

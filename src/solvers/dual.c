@@ -11,6 +11,7 @@
 
 #define DUAL_RNG_STREAM 0x4455414c00000001ULL /* "DUAL": example order of the passes */
 #define PROGRESS_EVERY 64                     /* examples between progress reports */
+#define PREFETCH_AHEAD 4                      /* visits between a prefetch and its use */
 #define ORDERED_SUM_MAX_BYTES ((int64_t)256 << 20) /* block-ordered Δw sums up to this buffer */
 
 strux_status strux_dual_attach(strux_solver *s, const dual_method *m)
@@ -45,6 +46,18 @@ static strux_status dual_setup(strux_solver *s)
     STRUX_TRY(strux_alloc_array(&d->dir, (size_t)p_max + 1, sizeof *d->dir));
     STRUX_TRY(strux_alloc_array(&d->X, (size_t)S_max * (size_t)S_max + 1, sizeof *d->X));
     STRUX_TRY(strux_alloc_array(&d->perm, (size_t)ds->n_global, sizeof *d->perm));
+    int32_t n_lb = ds->block_hi - ds->block_lo > 0 ? ds->block_hi - ds->block_lo : 1;
+    STRUX_TRY(strux_alloc_array(&d->order, (size_t)n + 1, sizeof *d->order));
+    STRUX_TRY(strux_alloc_array(&d->pos, (size_t)n + 1, sizeof *d->pos));
+    STRUX_TRY(strux_alloc_array(&d->bucket, (size_t)n_lb + 1, sizeof *d->bucket));
+    STRUX_TRY(strux_alloc_array(&d->cursor, (size_t)n_lb, sizeof *d->cursor));
+    STRUX_TRY(strux_alloc_array(&d->block_first, (size_t)n_lb + 1, sizeof *d->block_first));
+    for (int32_t b = 0; b < n_lb; b++) { /* local index of each block's first example */
+        int64_t i0 = 0, i1 = n;
+        if (ds->block_hi > ds->block_lo) strux_dataset_block_range(ds, ds->block_lo + b, &i0, &i1);
+        d->block_first[b] = i0;
+        d->block_first[b + 1] = i1;
+    }
     /* the dual starts at c = 0, so w = w0 (0, or the bias centre: model.bias_centre) */
     strux_model_centre(s->model);
     if (s->opt.weighted_average)
@@ -134,12 +147,48 @@ strux_status strux_dual_corner_step(strux_solver *s, dual_data *d, int64_t i)
     return STRUX_OK;
 }
 
-/* The examples of local block b ([i0, i1) locally) among positions [j0, j1) of the epoch's
- * global order, H times, against wl; the block's epoch-end work after the last round. */
-static strux_status block_passes(strux_solver *s, dual_data *d, int64_t i0, int64_t i1, int64_t j0,
-                                 int64_t j1)
+/* The epoch's global order cut by local data block: bucket b lists, in order, the positions j of
+ * the block's examples (d->pos) and their local indices (d->order), from d->bucket[b]; one scan of
+ * the permutation per epoch instead of one per block and round. */
+static void bucket_order(const strux_dataset *ds, dual_data *d)
+{
+    int32_t n_b = ds->block_hi - ds->block_lo > 0 ? ds->block_hi - ds->block_lo : 1;
+    for (int32_t b = 0; b <= n_b; b++)
+        d->bucket[b] = 0;
+    for (int32_t b = 0; b < n_b; b++) { /* block b's size, then the prefix sums */
+        int64_t i0 = 0, i1 = ds->n_local;
+        if (ds->block_hi > ds->block_lo) strux_dataset_block_range(ds, ds->block_lo + b, &i0, &i1);
+        d->bucket[b + 1] = d->bucket[b] + (i1 - i0);
+    }
+    for (int32_t b = 0; b < n_b; b++)
+        d->cursor[b] = d->bucket[b];
+    int32_t b = 0;
+    for (int64_t j = 0; j < ds->n_global; j++) {
+        int64_t i = d->perm[j] - ds->first;
+        if (i < 0 || i >= ds->n_local) continue;
+        if (i < d->block_first[b] || i >= d->block_first[b + 1]) /* blocks are contiguous */
+            for (b = 0; !(i >= d->block_first[b] && i < d->block_first[b + 1]); b++)
+                ;
+        d->pos[d->cursor[b]] = j;
+        d->order[d->cursor[b]++] = i;
+    }
+    for (int32_t k = 0; k < n_b; k++) /* a resumed epoch starts at position next_at */
+        for (d->cursor[k] = d->bucket[k];
+             d->cursor[k] < d->bucket[k + 1] && d->pos[d->cursor[k]] < d->next_at;)
+            d->cursor[k]++;
+}
+
+/* The examples of local block b among positions [j0, j1) of the epoch's global order (those of
+ * its bucket from its cursor on), H times, against wl; the block's epoch-end work ([i0, i1)
+ * locally) after the last round. */
+static strux_status block_passes(strux_solver *s, dual_data *d, int32_t b, int64_t i0, int64_t i1,
+                                 int64_t j0, int64_t j1)
 {
     const strux_dataset *ds = s->ds;
+    int64_t q0 = d->cursor[b], q1 = q0;
+    while (q1 < d->bucket[b + 1] && d->pos[q1] < j1)
+        q1++;
+    const strux_csr *x = &ds->x;
     for (int64_t pass = 0; pass < s->opt.local_passes; pass++) {
         int done = 0;
         if (d->method->pass && !d->visit_override)
@@ -148,24 +197,39 @@ static strux_status block_passes(strux_solver *s, dual_data *d, int64_t i0, int6
             strux_solver_progress(s, j1, ds->n_global);
             continue;
         }
-        for (int64_t j = j0; j < j1; j++) {
-            int64_t i = d->perm[j] - ds->first;
-            if (i >= i0 && i < i1)
-                STRUX_TRY(d->visit_override ? d->visit_override(d->visit_ctx, s, d, i)
-                                            : d->method->visit(s, d, i));
-            if (j % PROGRESS_EVERY == PROGRESS_EVERY - 1)
-                strux_solver_progress(s, j + 1, ds->n_global);
+        for (int64_t q = q0; q < q1; q++) {
+            int64_t i = d->order[q];
+            /* the visits jump through the data: fetch ahead what the visit of the example
+             * PREFETCH_AHEAD later reads (its row offsets one step earlier, then its features
+             * and coefficients), which the visit would otherwise wait on */
+            if (q + 2 * PREFETCH_AHEAD < q1) {
+                int64_t k = d->order[q + 2 * PREFETCH_AHEAD];
+                __builtin_prefetch(x->ptr + k, 0, 1);
+                __builtin_prefetch(d->off + k, 0, 1);
+            }
+            if (q + PREFETCH_AHEAD < q1) {
+                int64_t k = d->order[q + PREFETCH_AHEAD], p = x->ptr[k];
+                __builtin_prefetch(x->col + p, 0, 1);
+                __builtin_prefetch(x->val + p, 0, 1);
+                if (d->c) __builtin_prefetch(d->c + d->off[k], 1, 1);
+                if (d->prefetch_override) d->prefetch_override(d->visit_ctx, k);
+            }
+            STRUX_TRY(d->visit_override ? d->visit_override(d->visit_ctx, s, d, i)
+                                        : d->method->visit(s, d, i));
+            if (q % PROGRESS_EVERY == PROGRESS_EVERY - 1)
+                strux_solver_progress(s, d->pos[q] + 1, ds->n_global);
         }
     }
+    d->cursor[b] = q1;
     if (j1 == ds->n_global && d->method->epoch_end) STRUX_TRY(d->method->epoch_end(s, d, i0, i1));
     return STRUX_OK;
 }
 
-/* One round on every local block, each from the agreed w; leaves this rank's Δw_k: a sparse
- * view's change of each block in part[b] (the view reset after each); else Σ Δw_k in wl (one
- * block: Δw_k = (wl − w)/σ′ in place; several: each block's added into acc, then copied) or in
- * the block-ordered slots. With one block in the whole job wl is w and the passes update it
- * directly. */
+/* One round (positions [j0, j1) of the epoch's order) on every local block, each from the agreed
+ * w; leaves this rank's Δw_k: a sparse view's change of each block in part[b] (the view reset
+ * after each); else Σ Δw_k in wl (one block: Δw_k = (wl − w)/σ′ in place; several: each block's
+ * added into acc, then copied) or in the block-ordered slots. With one block in the whole job wl
+ * is w and the passes update it directly. */
 static strux_status local_round(strux_solver *s, dual_data *d, int64_t j0, int64_t j1)
 {
     const strux_dataset *ds = s->ds;
@@ -174,7 +238,7 @@ static strux_status local_round(strux_solver *s, dual_data *d, int64_t j0, int64
         if (d->acc) STRUX_TRY(strux_model_copy(d->wl, d->w));
         int64_t i0, i1;
         strux_dataset_block_range(ds, b, &i0, &i1);
-        STRUX_TRY(block_passes(s, d, i0, i1, j0, j1));
+        STRUX_TRY(block_passes(s, d, b - ds->block_lo, i0, i1, j0, j1));
         if (d->wl == d->w) continue;
         if (d->part) { /* Δw_k = (σ′·Δw_k)/σ′ of the view's change */
             STRUX_TRY(strux_model_status(strux_model_view_delta(d->wl)));
@@ -309,6 +373,7 @@ static strux_status dual_epoch(strux_solver *s)
     int64_t n = s->ds->n_global, B = s->opt.sync_every > 0 ? s->opt.sync_every : n;
     d->syncs = d->sync_nnz = d->sync_bytes = 0;
     strux_dual_epoch_order(s, d);
+    bucket_order(s->ds, d);
     for (int64_t j0 = d->next_at; j0 < n; j0 += B) {
         int64_t j1 = j0 + B < n ? j0 + B : n;
         STRUX_TRY(strux_comm_agree(s->comm, local_round(s, d, j0, j1)));
@@ -415,6 +480,11 @@ static void dual_destroy(strux_solver *s)
     strux_free(&d->dir);
     strux_free(&d->X);
     strux_free(&d->perm);
+    strux_free(&d->order);
+    strux_free(&d->pos);
+    strux_free(&d->bucket);
+    strux_free(&d->cursor);
+    strux_free(&d->block_first);
     strux_model_destroy(&d->acc);
     for (int32_t b = 0; d->part && b < s->ds->block_hi - s->ds->block_lo; b++)
         strux_sparse_rows_free(&d->part[b]);
@@ -433,10 +503,11 @@ static void dual_destroy(strux_solver *s)
 
 void strux_dual_set_visit(strux_solver *s,
                           strux_status (*visit)(void *ctx, strux_solver *s, dual_data *d, int64_t i),
-                          void *ctx)
+                          void (*prefetch)(void *ctx, int64_t i), void *ctx)
 {
     dual_data *d = s->data;
     d->visit_override = visit;
+    d->prefetch_override = prefetch;
     d->visit_ctx = ctx;
 }
 

@@ -88,12 +88,20 @@ struct dual_data {
     int64_t rounds;   /* syncs so far (weighted averaging) */
     int64_t next_at;  /* where in the epoch's order the next round starts (0 between epochs) */
     int64_t *perm;    /* the global example order of the current pass */
+    int64_t *order;   /* its local examples bucketed by local data block, in order */
+    int64_t *pos;     /* their positions in perm */
+    int64_t *bucket;  /* local blocks + 1 offsets of the buckets in order/pos */
+    int64_t *cursor;  /* per local block: its next unvisited entry this epoch */
+    int64_t *block_first; /* local blocks + 1: each block's first local example */
     strux_pot pot;    /* potentials of the visited example at wl */
     strux_label truth;
     double *dir; /* scratch block vector (p_max) */
     double *X;   /* Gram matrix of the visited example (S_max²) */
     /* optional: a caller's visit replacing the method's (strux_dual_set_visit) */
     strux_status (*visit_override)(void *ctx, strux_solver *s, dual_data *d, int64_t i);
+    /* optional with it: fetch ahead what that visit of example i will read beyond the example's
+     * row and coefficients (which the engine fetches) */
+    void (*prefetch_override)(void *ctx, int64_t i);
     void *visit_ctx;
 };
 
@@ -114,12 +122,13 @@ strux_status strux_dual_answer(strux_solver *s, dual_data *d, double xi, strux_s
  * block, §4.3): γ maximises the dual along c_s − c_i with curvature λσ′||B_i(c_s − c_i)||².
  * Updates c_i, b_i and wl. */
 strux_status strux_dual_corner_step(strux_solver *s, dual_data *d, int64_t i);
-/* Replace the method's visit by visit(ctx, s, d, i) (NULL: the method's again). The rate-constraint
- * MM uses it for the merged two-hinge step over the example pairs of its inner dataset
- * (rates.c): the engine's rounds, syncs, certificate and checkpoints stay the method's. */
+/* Replace the method's visit by visit(ctx, s, d, i) (NULL: the method's again), with prefetch
+ * (optional) called a few visits ahead of example i's. The rate-constraint MM uses it for the
+ * merged two-hinge step over the example pairs of its inner dataset (rates_inner.c): the engine's
+ * rounds, syncs, certificate and checkpoints stay the method's. */
 void strux_dual_set_visit(strux_solver *s,
                           strux_status (*visit)(void *ctx, strux_solver *s, dual_data *d, int64_t i),
-                          void *ctx);
+                          void (*prefetch)(void *ctx, int64_t i), void *ctx);
 /* The problem changed under the duals (new loss weights): the method forgets its derived state. */
 void strux_dual_problem_changed(strux_solver *s);
 /* wl += σ′·B_i·dc for a change dc of block i (the caller has added dc to c_i). */

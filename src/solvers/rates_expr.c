@@ -488,26 +488,39 @@ void strux_rates_expr_destroy(strux_rates_expr **p)
 
 /* ---- canonical form (§1.4) ---- */
 
+/* " (defined as TEXT)" for a named dataset (its definition in normal form), "" for a built-in
+ * or an expression, into buf. */
+static const char *definition(const strux_subset_defs *d, int32_t k, char *buf, size_t n)
+{
+    const char *name = strux_subset_name(d, k), *text = strux_subset_text(d, k);
+    if (strux_subset_is_anonymous(d, k) || strcmp(name, text) == 0) return "";
+    snprintf(buf, n, " (defined as %s)", text);
+    return buf;
+}
+
 /* Add sign·f into per-subset signed coefficients cp, cn and the constant *c. */
 static strux_status collect(const strux_rates_expr *e, const strux_rates_linear *f, double sign,
                             const strux_subset_defs *d, const int64_t *n, double *cp, double *cn,
                             uint8_t *used, double *c)
 {
     *c += sign * f->c0;
+    char def[STRUX_OPT_STR + 32];
     for (int32_t i = 0; i < f->n_terms; i++) {
         const strux_rates_term *t = &f->terms[i];
         double w = 1;
         if (t->den >= 0) {
             STRUX_CHECK(n[t->den] > 0, STRUX_ERR_CONFIG,
-                        "%s: constraint %s (%s): dataset '%s' is empty on the training data",
-                        e->origin, e->name, e->text, strux_subset_name(d, t->den));
+                        "%s: constraint %s (%s): dataset '%s'%s is empty on the training data",
+                        e->origin, e->name, e->text, strux_subset_name(d, t->den),
+                        definition(d, t->den, def, sizeof def));
             w = (t->num >= 0 ? (double)n[t->num] : 1.0) / (double)n[t->den];
         }
         if (w == 0) continue; /* a count-weighted rate of an empty subset adds nothing */
         STRUX_CHECK(n[t->set] > 0, STRUX_ERR_CONFIG,
-                    "%s: constraint %s (%s): dataset '%s' is empty on the training data, so its "
+                    "%s: constraint %s (%s): dataset '%s'%s is empty on the training data, so its "
                     "rates are undefined",
-                    e->origin, e->name, e->text, strux_subset_name(d, t->set));
+                    e->origin, e->name, e->text, strux_subset_name(d, t->set),
+                    definition(d, t->set, def, sizeof def));
         double a = sign * t->c * w;
         if (t->side > 0)
             cp[t->set] += a;

@@ -63,6 +63,9 @@ struct strux_solver {
     strux_round_fn round;       /* NULL, or called between the rounds of an epoch */
     void *round_ctx;
     void *data; /* implementation state, owned */
+    /* NULL, or the whole certificate of an outer loop's own problem (strux_solver_set_certificate) */
+    strux_status (*cert_override)(void *ctx, strux_solver *s, strux_certificate *c);
+    void *cert_ctx;
 };
 
 /* Between two rounds of an epoch (see strux_solver_set_round_fn): the caller's round function. */
@@ -70,6 +73,13 @@ static inline strux_status strux_solver_round(strux_solver *s)
 {
     return s->round ? s->round(s->round_ctx, s) : STRUX_OK;
 }
+/* Replace the solver's certificate (primal, dual, gap) by cert(ctx, s, c): an outer loop that
+ * reweights the rows of an inner problem it knows better (rate constraints: one score per example
+ * for two rows, and its own sums on the way) certifies it itself. NULL restores the solver's. */
+void strux_solver_set_certificate(strux_solver *s,
+                                  strux_status (*cert)(void *ctx, strux_solver *s,
+                                                       strux_certificate *c),
+                                  void *ctx);
 
 /* Report done of total examples processed in this epoch (see strux_solver_set_progress). */
 static inline void strux_solver_progress(const strux_solver *s, int64_t done, int64_t total)

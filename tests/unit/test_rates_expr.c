@@ -530,8 +530,8 @@ static void test_empty_subsets(void **state)
     count_all(f);
     strux_rates_row row;
     assert_strux_fails(strux_rates_canonical(cov, f->d, f->n, &row), STRUX_ERR_CONFIG,
-                       "t.ini:9: constraint c (coverage(E) <= 0.5): dataset 'E' is empty on the "
-                       "training data, so its rates are undefined");
+                       "t.ini:9: constraint c (coverage(E) <= 0.5): dataset 'E' (defined as feature "
+                       "1 > 5) is empty on the training data, so its rates are undefined");
     assert_strux_fails(strux_rates_canonical(err, f->d, f->n, &row), STRUX_ERR_CONFIG,
                        "dataset '(E | A & unlabeled) & labeled' is empty on the training data");
     assert_strux_ok(strux_rates_canonical(churn, f->d, f->n, &row));

@@ -1,6 +1,6 @@
-/* tests/unit/test_rates_lp.c - the multiplier LP of rate-constrained training (rates.c, Alg. 2
+/* tests/unit/test_rates_lp.c - the multiplier LP of rate-constrained training (rates_search.c, Alg. 2
  * with E.1; dataset_constraints.md §3.3) for one constraint, through src/lp (GLPK) exactly as
- * rates.c builds it (columns v, z; objective z − δv; a row z − g_s·v ≤ u_s − g_s·v_s per cut, the
+ * rates_search.c builds it (columns v, z; objective z − δv; a row z − g_s·v ≤ u_s − g_s·v_s per cut, the
  * flat cut 0 among them), against the direct 1-D scan of the spec: the maximum of the lower
  * envelope min_s u_s + g_s(v − v_s) over [0, V] is attained at 0, V or a pairwise intersection.
  * 500 random cut sets (2-12 cuts, slopes of both signs, some parallel): U* to 1e-9 relative, v*
@@ -62,7 +62,7 @@ static void test_lp_vs_scan(void **state)
                 vbest = cand[c];
             }
         }
-        /* the LP as rates.c builds it */
+        /* the LP as rates_search.c builds it */
         strux_lp *lp = NULL;
         assert_strux_ok(strux_lp_create(2, &lp));
         assert_strux_ok(strux_lp_set_col_bounds(lp, 0, STRUX_LP_DOUBLE, 0, V));
