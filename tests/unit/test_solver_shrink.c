@@ -42,7 +42,7 @@ static void test_active_coordinates(void **state)
     strux_rng_init(&r, 5, 0, 0);
     const int64_t n_coord = 700;
     strux_shrink sh;
-    assert_strux_ok(strux_shrink_init(&sh, 7, n_coord));
+    assert_strux_ok(strux_shrink_init(&sh, 7, n_coord, 1));
     unsigned char ref[700];
     for (int trial = 0; trial < 40; trial++) {
         double density = strux_rng_uniform(&r);
@@ -69,7 +69,7 @@ static void test_coordinate_rule(void **state)
 {
     (void)state;
     strux_shrink sh;
-    assert_strux_ok(strux_shrink_init(&sh, 2, 8));
+    assert_strux_ok(strux_shrink_init(&sh, 2, 8, 1));
     sh.th_max[1] = 0.5;
     sh.th_min[1] = -0.25;
     /* at 0: G above the upper threshold leaves; below it stays, its PG min(G, 0) ... */
@@ -106,7 +106,7 @@ static void test_epoch_end_per_label(void **state)
     (void)state;
     const int64_t n = 5, L = 3, off[6] = {0, 3, 6, 9, 12, 15};
     strux_shrink sh;
-    assert_strux_ok(strux_shrink_init(&sh, (int32_t)L, off[n]));
+    assert_strux_ok(strux_shrink_init(&sh, (int32_t)L, off[n], 1));
     for (int32_t k = 0; k < L; k++)
         assert_true(sh.full[k] && sh.eps[k] == 0.1 && isinf(sh.th_max[k]));
     /* first (full) pass: label 0 open, label 1 closed (its full pass: finer level), label 2
@@ -168,7 +168,7 @@ static void test_epoch_end_coupled(void **state)
     const double val[3] = {1, -0.5, 2};
     strux_shrink_coupling cpl = {ptr, idx, val};
     strux_shrink sh;
-    assert_strux_ok(strux_shrink_init(&sh, 2, off[n]));
+    assert_strux_ok(strux_shrink_init(&sh, 2, off[n], 1));
     double lo[2] = {-0.2, -1.0}, hi[2] = {0.3, 0.8};
     end_epoch(&sh, off, n, lo, hi, &cpl);
     assert_close(sh.th_max[0], fmax(0.3, 0.5 * 0.8), 1e-15);
@@ -195,8 +195,8 @@ static void test_state_round_trip(void **state)
     for (int64_t i = 0; i < n; i++)
         off[i + 1] = off[i] + 13; /* blocks across word boundaries */
     strux_shrink a, b;
-    assert_strux_ok(strux_shrink_init(&a, 13, off[n]));
-    assert_strux_ok(strux_shrink_init(&b, 13, off[n]));
+    assert_strux_ok(strux_shrink_init(&a, 13, off[n], 1));
+    assert_strux_ok(strux_shrink_init(&b, 13, off[n], 1));
     for (int64_t q = 0; q < off[n]; q++)
         set_bit(&a, q, (int)strux_rng_below(&r, 2));
     for (int32_t k = 0; k < 13; k++) {
