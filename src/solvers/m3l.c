@@ -13,14 +13,19 @@
  * (Hsieh et al. 2008 with the curvature R_ll), after which the scores stay exact through
  * s_k += σ′·R_kl·||x_i||²·dc_l over the non-zeros of R's column l (O(L) for a dense R, O(1) for
  * R = I). With R = I this is sdca's per-part path step for step (the same order, the same
- * arithmetic). Shrinking (m3l.shrinking, §3.5): per-label active sets; the coordinate (i, l)
+ * arithmetic; with shrinking too, as both use shrink.h). Shrinking (m3l.shrinking, §3.5; shrink.h,
+ * the one per-label shrinking of the dual solvers): per-label active sets; the coordinate (i, l)
  * leaves label l's passes when it sits at a bound with its projected gradient beyond label l's
  * threshold; the thresholds are the R-coupled extremes of the last epoch's projected gradients,
  *     ub_l = max_k |R_kl|·max_j ĝ_jk,   lb_l = min_k |R_kl|·min_j ĝ_jk
- * (reduced over ranks: 2L numbers), and a label whose range has closed below its threshold gets
- * all its coordinates back and a finer threshold (SHRINK_STEP). The certificate scores every coordinate, shrunk or not (the final
- * verification pass), with the regulariser in W-form (λ/2)·Σ_l u_l·z_l = (λ/2)·Σ_i c_i·Zᵀx_i:
- * primal J(Z), dual Σ_i b_i − (λ/2)·Σ_l u_l·z_l. */
+ * (reduced over ranks: 2L numbers), and a label whose range has closed below its level gets all
+ * its coordinates back for a full pass, after which a closed range moves it to a finer level; a
+ * label never stops (the coupling, R = I included). m3l.pg_tol (§3.6): the run stops after a full
+ * pass of every label with every |projected gradient| within it; within it after a pass with
+ * coordinates out, every label returns for that verification pass. m3l.block_switch: label-block
+ * passes (§3.4) once an epoch's largest |projected gradient| is below it. The certificate
+ * scores every coordinate, shrunk or not, with the regulariser in W-form
+ * (λ/2)·Σ_l u_l·z_l = (λ/2)·Σ_i c_i·Zᵀx_i: primal J(Z), dual Σ_i b_i − (λ/2)·Σ_l u_l·z_l. */
 #include "dual.h"
 #include "m3l.h"
 #include "shrink.h"
