@@ -13,17 +13,22 @@
  * (Hsieh et al. 2008 with the curvature R_ll), after which the scores stay exact through
  * s_k += σ′·R_kl·||x_i||²·dc_l over the non-zeros of R's column l (O(L) for a dense R, O(1) for
  * R = I). With R = I this is sdca's per-part path step for step (the same order, the same
- * arithmetic). Shrinking (m3l.shrinking, §3.5): per-label active sets; the coordinate (i, l)
+ * arithmetic; with shrinking too, as both use shrink.h). Shrinking (m3l.shrinking, §3.5; shrink.h,
+ * the one per-label shrinking of the dual solvers): per-label active sets; the coordinate (i, l)
  * leaves label l's passes when it sits at a bound with its projected gradient beyond label l's
  * threshold; the thresholds are the R-coupled extremes of the last epoch's projected gradients,
  *     ub_l = max_k |R_kl|·max_j ĝ_jk,   lb_l = min_k |R_kl|·min_j ĝ_jk
- * (reduced over ranks: 2L numbers), and a label whose range has closed below its threshold gets
- * all its coordinates back and a finer threshold (SHRINK_STEP). The certificate scores every coordinate, shrunk or not (the final
- * verification pass), with the regulariser in W-form (λ/2)·Σ_l u_l·z_l = (λ/2)·Σ_i c_i·Zᵀx_i:
- * primal J(Z), dual Σ_i b_i − (λ/2)·Σ_l u_l·z_l. */
+ * (reduced over ranks: 2L numbers), and a label whose range has closed below its level gets all
+ * its coordinates back for a full pass, after which a closed range moves it to a finer level; a
+ * label never stops (the coupling, R = I included). m3l.pg_tol (§3.6): the run stops after a full
+ * pass of every label with every |projected gradient| within it; within it after a pass with
+ * coordinates out, every label returns for that verification pass. m3l.block_switch: label-block
+ * passes (§3.4) once an epoch's largest |projected gradient| is below it. The certificate
+ * scores every coordinate, shrunk or not, with the regulariser in W-form
+ * (λ/2)·Σ_l u_l·z_l = (λ/2)·Σ_i c_i·Zᵀx_i: primal J(Z), dual Σ_i b_i − (λ/2)·Σ_l u_l·z_l. */
 #include "dual.h"
-#include "label_shrink.h"
 #include "m3l.h"
+#include "shrink.h"
 #include "strux/io.h"
 
 #include <math.h>
@@ -94,26 +99,15 @@ typedef struct m3l_data {
     double *tmp;        /* scores of the active labels (sparse scoring) */
     double *dc;         /* the block change of the visit */
     double *rdc;        /* R·dc */
-    unsigned char *out; /* per coordinate: 1 while shrunk */
-    strux_label_shrink shrink; /* per-label shrinking (label_shrink.h), pg_tol's largest |ĝ| */
+    strux_shrink sh;    /* per-label active sets coupled through |R|, pg_tol's max |ĝ| (shrink.h) */
     int converged;             /* m3l.pg_tol held over a full pass */
     int blocks;                /* passes of label blocks (m3l.block_switch, §3.4 phase 2) */
     int32_t *list;             /* L × n_local: each label's coordinates of a pass, in order */
     int64_t *cnt, *cur;        /* per label: its coordinates in the pass, the next one */
     int32_t *labels;           /* the labels with coordinates left in the pass */
-    int32_t *awake;            /* the labels not settled, ascending (set after each epoch) */
-    int32_t n_awake;
 } m3l_data;
 
 static struct strux_solver_ops m3l_ops; /* strux_dual_ops with the W-form certificate */
-
-/* The labels that have not settled, for the passes' loops. */
-static void list_awake(m3l_data *m)
-{
-    m->n_awake = 0;
-    for (int32_t k = 0; k < m->L; k++)
-        if (!m->shrink.settled[k]) m->awake[m->n_awake++] = k;
-}
 
 static strux_status m3l_setup(strux_solver *s, dual_data *d)
 {
@@ -140,7 +134,6 @@ static strux_status m3l_setup(strux_solver *s, dual_data *d)
     STRUX_TRY(strux_alloc_array(&m->tmp, n, sizeof *m->tmp));
     STRUX_TRY(strux_alloc_array(&m->dc, n, sizeof *m->dc));
     STRUX_TRY(strux_alloc_array(&m->rdc, n, sizeof *m->rdc));
-    STRUX_TRY(strux_alloc_array(&m->out, (size_t)d->off[ds->n_local] + 1, sizeof *m->out));
     STRUX_TRY(strux_alloc_array(&m->sign, (size_t)d->off[ds->n_local] + 1, sizeof *m->sign));
     STRUX_TRY(strux_alloc_array(&m->xx, (size_t)ds->n_local + 1, sizeof *m->xx));
     for (int64_t i = 0; i < ds->n_local; i++) {
@@ -154,16 +147,13 @@ static strux_status m3l_setup(strux_solver *s, dual_data *d)
         strux_task_block_gram(ds, &bs, i, d->X);
         m->xx[i] = d->X[0];
     }
-    STRUX_TRY(strux_alloc_array(&m->awake, n, sizeof *m->awake));
     if (s->opt.m3l.block_switch > 0) {
         STRUX_TRY(strux_alloc_array(&m->list, (size_t)L * (size_t)ds->n_local + 1, sizeof *m->list));
         STRUX_TRY(strux_alloc_array(&m->cnt, n, sizeof *m->cnt));
         STRUX_TRY(strux_alloc_array(&m->cur, n, sizeof *m->cur));
         STRUX_TRY(strux_alloc_array(&m->labels, n, sizeof *m->labels));
     }
-    STRUX_TRY(strux_label_shrink_init(&m->shrink, L, s->opt.m3l.shrinking));
-    list_awake(m);
-    return STRUX_OK;
+    return strux_shrink_init(&m->sh, L, d->off[ds->n_local], s->opt.m3l.shrinking);
 }
 
 /* The exact clipped step of coordinate (i, k) (§3.1; Hsieh et al. 2008 with curvature R_kk) from
@@ -176,10 +166,7 @@ static double coord_step(dual_data *d, m3l_data *m, int64_t i, int32_t k, double
     int64_t c = d->off[i] + k;
     double sk = m->sign[c], alpha = -d->c[c] * sk * lambda_n;
     double grad = 1 + sk * score; /* W/v·∂D/∂α_ik; LIBLINEAR's G is −grad */
-    if (strux_label_shrink_visit(&m->shrink, k, alpha, -grad)) {
-        m->out[c] = 1;
-        return 0;
-    }
+    if (strux_shrink_test(&m->sh, k, c, alpha, -grad)) return 0;
     double a_new = alpha + lambda_n * grad / (sx * m->prior.R[(int64_t)k * m->L + k]);
     a_new = a_new < 0 ? 0 : a_new > 1 ? 1 : a_new;
     if (a_new == alpha) return 0;
@@ -198,13 +185,7 @@ static strux_status m3l_visit(strux_solver *s, dual_data *d, int64_t i)
     int32_t L = m->L;
     double v = strux_dataset_weight(ds, i), xx = m->xx[i];
     if (!(v > 0) || !(xx > 0)) return STRUX_OK; /* hinges that weigh 0 or do not depend on Z */
-    const unsigned char *out = m->out + d->off[i];
-    int32_t n_act = 0;
-    for (int32_t q = 0; q < m->n_awake; q++) { /* branch-free: most coordinates are out late */
-        int32_t k = m->awake[q];
-        m->rows[n_act] = k;
-        n_act += !out[k];
-    }
+    int32_t n_act = strux_shrink_active(&m->sh, d->off[i], L, m->rows);
     if (n_act == 0) return STRUX_OK;
     double lambda_n = s->opt.lambda * d->n / v, sx = d->sigma * xx;
     int64_t r = ds->ex_ptr ? ds->ex_ptr[i] : i;
@@ -264,10 +245,10 @@ static strux_status m3l_pass(strux_solver *s, dual_data *d, int64_t i0, int64_t 
     for (int64_t j = j0; j < j1; j++) {
         int64_t i = d->perm[j] - ds->first;
         if (i < i0 || i >= i1 || !(m->xx[i] > 0) || !(strux_dataset_weight(ds, i) > 0)) continue;
-        const unsigned char *out = m->out + d->off[i];
-        for (int32_t q = 0; q < m->n_awake; q++) {
-            int32_t k = m->awake[q];
-            if (!out[k]) m->list[k * n + m->cnt[k]++] = (int32_t)i;
+        int32_t n_act = strux_shrink_active(&m->sh, d->off[i], L, m->rows);
+        for (int32_t q = 0; q < n_act; q++) {
+            int32_t k = m->rows[q];
+            m->list[k * n + m->cnt[k]++] = (int32_t)i;
         }
     }
     for (int32_t k = 0; k < L; k++) {
@@ -302,24 +283,23 @@ static strux_status m3l_pass(strux_solver *s, dual_data *d, int64_t i0, int64_t 
     return STRUX_OK;
 }
 
-/* The epoch's per-label ranges over all ranks coupled through |R| (§3.5) become the thresholds;
- * settled labels wait for the others; every coordinate returns at each new level and to verify
- * m3l.pg_tol (label_shrink.h). */
+/* The epoch's per-label ranges over all ranks coupled through |R| (§3.5; R = I too, so that no
+ * label stops) become the thresholds, returns and levels (shrink.h); m3l.pg_tol's stop or
+ * verification pass (§3.6) and m3l.block_switch from the epoch's largest |projected gradient|. */
 static strux_status m3l_epoch_done(strux_solver *s, dual_data *d)
 {
     m3l_data *m = d->mdata;
     const strux_m3l_prior *p = &m->prior;
-    int wake;
-    STRUX_TRY(strux_label_shrink_epoch_done(&m->shrink, s->comm, p->col_ptr, p->col_idx, p->col_val,
-                                            s->opt.m3l.pg_tol, &wake, &m->converged));
-    if (wake) memset(m->out, 0, (size_t)d->off[s->ds->n_local] * sizeof *m->out);
-    list_awake(m);
-    if (!m->blocks && s->opt.m3l.block_switch > 0 &&
-        m->shrink.last_pg_abs < s->opt.m3l.block_switch) {
+    int64_t n = s->ds->n_local;
+    strux_shrink_coupling abs_r = {p->col_ptr, p->col_idx, p->col_val};
+    STRUX_TRY(strux_shrink_epoch_done(&m->sh, s->comm, d->off, n, &abs_r));
+    double tol = s->opt.m3l.pg_tol;
+    m->converged = tol > 0 && strux_shrink_pg_tol(&m->sh, d->off, n, tol);
+    if (!m->blocks && s->opt.m3l.block_switch > 0 && m->sh.pg_abs < s->opt.m3l.block_switch) {
         m->blocks = 1;
         strux_log(STRUX_LOG_INFO, "m3l: label blocks from epoch %lld (max |projected gradient| "
                   "%.3g below m3l.block_switch = %g)",
-                  (long long)s->epoch + 2, m->shrink.last_pg_abs, s->opt.m3l.block_switch);
+                  (long long)s->epoch + 2, m->sh.pg_abs, s->opt.m3l.block_switch);
     }
     return STRUX_OK;
 }
@@ -327,11 +307,9 @@ static strux_status m3l_epoch_done(strux_solver *s, dual_data *d)
 static void m3l_reset(dual_data *d)
 {
     m3l_data *m = d->mdata;
-    strux_label_shrink_reset(&m->shrink);
-    memset(m->out, 0, (size_t)d->off[d->n_local] * sizeof *m->out);
+    strux_shrink_reset(&m->sh);
     m->converged = 0;
     m->blocks = 0;
-    list_awake(m);
 }
 
 static int m3l_converged(const strux_solver *s)
@@ -365,48 +343,42 @@ static strux_status m3l_certificate(strux_solver *s, strux_certificate *c)
     return STRUX_OK;
 }
 
-/* Checkpoint, per example: the shrunk flags of its coordinates. */
+/* Checkpoint, per example: the shrunk flags of its coordinates (shrink.h). */
 static strux_status m3l_save(const strux_solver *s, const dual_data *d, int64_t i0, int64_t i1,
                              strux_blob *b)
 {
     (void)s;
     const m3l_data *m = d->mdata;
-    return strux_blob_put(b, m->out + d->off[i0], (size_t)(d->off[i1] - d->off[i0]));
+    return strux_shrink_save(&m->sh, d->off, i0, i1, b);
 }
 
 static strux_status m3l_load(strux_solver *s, dual_data *d, int64_t i0, int64_t i1, strux_blob *b)
 {
     (void)s;
     m3l_data *m = d->mdata;
-    STRUX_TRY(strux_blob_get(b, m->out + d->off[i0], (size_t)(d->off[i1] - d->off[i0]),
-                             "m3l shrunk coordinates"));
-    for (int64_t j = d->off[i0]; j < d->off[i1]; j++)
-        m->shrink.n_out += m->out[j];
-    return STRUX_OK;
+    return strux_shrink_load(&m->sh, d->off, i0, i1, b);
 }
 
 /* The epoch's per-label ranges so far, over all ranks (a checkpoint between rounds). */
 static strux_status m3l_reduce_partial(strux_solver *s, dual_data *d)
 {
     m3l_data *m = d->mdata;
-    return strux_label_shrink_reduce_partial(&m->shrink, s->comm);
+    return strux_shrink_reduce_partial(&m->sh, s->comm);
 }
 
-/* Checkpoint, global: the shrinking state and the schedule (label blocks or not). */
+/* Checkpoint, global: the shrinking state of every label and the schedule (label blocks or not). */
 static strux_status m3l_save_global(const dual_data *d, strux_blob *b)
 {
     const m3l_data *m = d->mdata;
-    STRUX_TRY(strux_label_shrink_save(&m->shrink, b));
+    STRUX_TRY(strux_shrink_save_global(&m->sh, b));
     return strux_blob_put(b, &m->blocks, sizeof m->blocks);
 }
 
 static strux_status m3l_load_global(dual_data *d, strux_blob *b)
 {
     m3l_data *m = d->mdata;
-    STRUX_TRY(strux_label_shrink_load(&m->shrink, b));
-    STRUX_TRY(strux_blob_get(b, &m->blocks, sizeof m->blocks, "m3l schedule"));
-    list_awake(m);
-    return STRUX_OK;
+    STRUX_TRY(strux_shrink_load_global(&m->sh, b));
+    return strux_blob_get(b, &m->blocks, sizeof m->blocks, "m3l schedule");
 }
 
 static void m3l_destroy(dual_data *d)
@@ -420,15 +392,13 @@ static void m3l_destroy(dual_data *d)
     strux_free(&m->tmp);
     strux_free(&m->dc);
     strux_free(&m->rdc);
-    strux_free(&m->out);
     strux_free(&m->sign);
     strux_free(&m->xx);
     strux_free(&m->list);
     strux_free(&m->cnt);
     strux_free(&m->cur);
     strux_free(&m->labels);
-    strux_free(&m->awake);
-    strux_label_shrink_free(&m->shrink);
+    strux_shrink_free(&m->sh);
     strux_free(&d->mdata);
 }
 

@@ -84,7 +84,7 @@ static strux_status part_setup(strux_solver *s, dual_data *d, sdca_data *m)
     STRUX_TRY(strux_alloc_array(&m->scores, room, sizeof *m->scores));
     STRUX_TRY(strux_alloc_array(&m->moved, room, sizeof *m->moved));
     STRUX_TRY(strux_alloc_array(&m->dc, room, sizeof *m->dc));
-    if (m->shrink) STRUX_TRY(strux_shrink_init(&m->sh, m->p_max, n_c));
+    if (m->shrink) STRUX_TRY(strux_shrink_init(&m->sh, m->p_max, n_c, 1));
     if (m->sparse) {
         STRUX_TRY(strux_alloc_array(&m->new_idx, room, sizeof *m->new_idx));
         STRUX_TRY(strux_alloc_array(&m->new_val, room, sizeof *m->new_val));

@@ -45,9 +45,9 @@ static void clear_ranges(strux_shrink *sh)
     }
 }
 
-strux_status strux_shrink_init(strux_shrink *sh, int32_t L, int64_t n_coord)
+strux_status strux_shrink_init(strux_shrink *sh, int32_t L, int64_t n_coord, int on)
 {
-    *sh = (strux_shrink){.L = L, .n_coord = n_coord};
+    *sh = (strux_shrink){.L = L, .n_coord = n_coord, .on = on};
     size_t n = (size_t)L + 1;
     STRUX_TRY(strux_alloc_array(&sh->out, n_words(n_coord) + 1, sizeof *sh->out));
     STRUX_TRY(strux_alloc_array(&sh->full, n, sizeof *sh->full));
@@ -72,6 +72,8 @@ void strux_shrink_reset(strux_shrink *sh)
         sh->stopped[k] = 0;
         sh->eps[k] = SHRINK_EPS;
     }
+    sh->pg_abs = INFINITY;
+    sh->all_full = 0;
     clear_ranges(sh);
 }
 
@@ -98,7 +100,13 @@ strux_status strux_shrink_epoch_done(strux_shrink *sh, strux_comm *comm, const i
         down[k] = -sh->pg_min[k];
     }
     STRUX_TRY(strux_comm_allreduce_max(comm, sh->red, 2 * (int64_t)L));
-    for (int32_t l = 0; l < L; l++) {
+    sh->pg_abs = 0; /* max |ĝ| = max over labels of max ĝ and −min ĝ */
+    sh->all_full = 1;
+    for (int32_t k = 0; k < L; k++) {
+        sh->pg_abs = fmax(sh->pg_abs, fmax(up[k], down[k]));
+        sh->all_full &= sh->full[k] && !sh->stopped[k];
+    }
+    for (int32_t l = 0; l < L && sh->on; l++) {
         if (sh->stopped[l]) continue;
         double hi = up[l], lo = -down[l];
         if (cpl) {
@@ -130,6 +138,15 @@ strux_status strux_shrink_epoch_done(strux_shrink *sh, strux_comm *comm, const i
     }
     clear_ranges(sh);
     return STRUX_OK;
+}
+
+int strux_shrink_pg_tol(strux_shrink *sh, const int64_t *off, int64_t n_local, double tol)
+{
+    if (!(sh->pg_abs <= tol)) return 0;
+    if (sh->all_full) return 1;
+    for (int32_t l = 0; l < sh->L; l++)
+        if (!sh->stopped[l]) open_label(sh, off, n_local, l);
+    return 0;
 }
 
 /* Over all ranks, the epoch's ranges so far (a checkpoint between two rounds of an epoch): a

@@ -17,8 +17,12 @@
  * since the run goes on to solver.tol, the label then goes on at a tenfold finer level, down to
  * SHRINK_EPS_MIN (shrink.c), where an independent label stops for good: nothing else moves its
  * part of the dual. Labels coupled through a prior (m3l)
- * never stop, since the others' steps move their gradients. Not here: the certificate, which
- * scores every coordinate, shrunk or not (dual.c, m3l.c). */
+ * never stop, since the others' steps move their gradients.
+ * For m3l also (specs/m3l.md §3.6): the epoch's largest |projected gradient| over every rank
+ * (m3l.block_switch) and whether every coordinate took part (a full pass of every label), from
+ * which strux_shrink_pg_tol stops at m3l.pg_tol or sends every label into a full pass to verify;
+ * with on = 0 nothing shrinks and only these are kept (m3l.shrinking = false). Not here: the
+ * certificate, which scores every coordinate, shrunk or not (dual.c, m3l.c). */
 #ifndef STRUX_SHRINK_H
 #define STRUX_SHRINK_H
 
@@ -29,6 +33,7 @@
 
 typedef struct strux_shrink {
     int32_t L;               /* labels: coordinate (i, k) has k < L */
+    int on;                  /* 0: nothing shrinks, the ranges are only measured */
     int64_t n_coord;         /* coordinates of the local examples: off[n_local] */
     uint64_t *out;           /* bit q: coordinate q sits out (shrunk, or its label stopped) */
     unsigned char *full;     /* per label: 1 while its pass is a full one (nothing shrinks) */
@@ -37,6 +42,8 @@ typedef struct strux_shrink {
     double *pg_max, *pg_min; /* per label: this epoch's range of projected gradients */
     double *eps;             /* per label: its level, the range under which it returns */
     double *red;             /* 2L: the reduction buffer */
+    double pg_abs;           /* the last epoch's largest |projected gradient|, every rank (∞: none) */
+    int all_full;            /* 1 when in the last epoch every label's pass was a full one */
 } strux_shrink;
 
 /* Label coupling of the thresholds (m3l's |R|): label l's thresholds are the extremes of
@@ -48,8 +55,9 @@ typedef struct strux_shrink_coupling {
     const double *val;
 } strux_shrink_coupling;
 
-/* State for L labels over n_coord coordinates, none shrunk. STRUX_ERR_NOMEM. */
-strux_status strux_shrink_init(strux_shrink *sh, int32_t L, int64_t n_coord);
+/* State for L labels over n_coord coordinates, none shrunk; on = 0: none ever shrinks.
+ * STRUX_ERR_NOMEM. */
+strux_status strux_shrink_init(strux_shrink *sh, int32_t L, int64_t n_coord, int on);
 /* Every coordinate back, every label at the first level (the problem changed). */
 void strux_shrink_reset(strux_shrink *sh);
 void strux_shrink_free(strux_shrink *sh);
@@ -98,11 +106,18 @@ static inline int strux_shrink_test(strux_shrink *sh, int32_t k, int64_t q, doub
     return 0;
 }
 
-/* After an epoch's last sync, on every rank (Collective: one allreduce of 2L values): the next
- * thresholds of every label, and the returns, finer levels and stops of the labels whose range
- * closed. off (n_local + 1) are the engine's block offsets; cpl NULL or the coupling. */
+/* After an epoch's last sync, on every rank (Collective: one allreduce of 2L values): the
+ * epoch's pg_abs and all_full, the next thresholds of every label, and the returns, finer levels
+ * and stops of the labels whose range closed. off (n_local + 1) are the engine's block offsets;
+ * cpl NULL or the coupling. */
 strux_status strux_shrink_epoch_done(strux_shrink *sh, strux_comm *comm, const int64_t *off,
                                      int64_t n_local, const strux_shrink_coupling *cpl);
+/* m3l.pg_tol after strux_shrink_epoch_done (local; the same on every rank): 1 when the epoch was
+ * a full pass of every label with every |projected gradient| at most tol (§3.6's stop); when they
+ * were within tol but some coordinates sat out, every label's next pass is a full one (the
+ * verification pass) and 0; else 0. For coupled labels (they never stop: a stopped label never
+ * makes a full pass again). */
+int strux_shrink_pg_tol(strux_shrink *sh, const int64_t *off, int64_t n_local, double tol);
 
 /* Before a checkpoint between two rounds of an epoch (Collective: one allreduce of 2L values):
  * the epoch's ranges so far over all ranks; strux_shrink_epoch_done ends the same after it. */

@@ -9,6 +9,12 @@
  *     them back and a full pass; a full pass that closes moves it tenfold finer; at 1e-12 an
  *     independent label stops (every coordinate out) and a coupled one (|R|) goes on; a label
  *     with nothing active counts as closed; the coupled thresholds are the |R|-weighted extremes;
+ *   - m3l's measures (m3l.pg_tol, m3l.block_switch): over random epochs of a coupled problem the
+ *     epoch's largest |projected gradient| equals a direct computation over the coordinates that
+ *     stayed in; a stop at pg_tol comes only after a pass in which every coordinate took part and
+ *     every projected gradient (recomputed directly, shrunk ones included) is within it; within
+ *     pg_tol after a pass with some coordinates out, every label returns for a full pass that
+ *     then stops; with on = 0 nothing shrinks and the measure and stop are the same;
  *   - checkpoint state of a block at unaligned offsets round-trips bit for bit;
  *   - sparse lists: thousands of random list updates of random lengths against a dense reference,
  *     through moves to the end, compactions and growth of a pool that starts at 4 entries, with
@@ -42,7 +48,7 @@ static void test_active_coordinates(void **state)
     strux_rng_init(&r, 5, 0, 0);
     const int64_t n_coord = 700;
     strux_shrink sh;
-    assert_strux_ok(strux_shrink_init(&sh, 7, n_coord));
+    assert_strux_ok(strux_shrink_init(&sh, 7, n_coord, 1));
     unsigned char ref[700];
     for (int trial = 0; trial < 40; trial++) {
         double density = strux_rng_uniform(&r);
@@ -69,7 +75,7 @@ static void test_coordinate_rule(void **state)
 {
     (void)state;
     strux_shrink sh;
-    assert_strux_ok(strux_shrink_init(&sh, 2, 8));
+    assert_strux_ok(strux_shrink_init(&sh, 2, 8, 1));
     sh.th_max[1] = 0.5;
     sh.th_min[1] = -0.25;
     /* at 0: G above the upper threshold leaves; below it stays, its PG min(G, 0) ... */
@@ -106,7 +112,7 @@ static void test_epoch_end_per_label(void **state)
     (void)state;
     const int64_t n = 5, L = 3, off[6] = {0, 3, 6, 9, 12, 15};
     strux_shrink sh;
-    assert_strux_ok(strux_shrink_init(&sh, (int32_t)L, off[n]));
+    assert_strux_ok(strux_shrink_init(&sh, (int32_t)L, off[n], 1));
     for (int32_t k = 0; k < L; k++)
         assert_true(sh.full[k] && sh.eps[k] == 0.1 && isinf(sh.th_max[k]));
     /* first (full) pass: label 0 open, label 1 closed (its full pass: finer level), label 2
@@ -168,7 +174,7 @@ static void test_epoch_end_coupled(void **state)
     const double val[3] = {1, -0.5, 2};
     strux_shrink_coupling cpl = {ptr, idx, val};
     strux_shrink sh;
-    assert_strux_ok(strux_shrink_init(&sh, 2, off[n]));
+    assert_strux_ok(strux_shrink_init(&sh, 2, off[n], 1));
     double lo[2] = {-0.2, -1.0}, hi[2] = {0.3, 0.8};
     end_epoch(&sh, off, n, lo, hi, &cpl);
     assert_close(sh.th_max[0], fmax(0.3, 0.5 * 0.8), 1e-15);
@@ -184,6 +190,92 @@ static void test_epoch_end_coupled(void **state)
     strux_shrink_free(&sh);
 }
 
+/* LIBLINEAR's projected gradient of a coordinate at alpha in [0, 1] with gradient G. */
+static double projected(double alpha, double g)
+{
+    if (alpha == 0) return fmin(g, 0);
+    if (alpha == 1) return fmax(g, 0);
+    return g;
+}
+
+/* Random epochs of L coupled labels (|R| = I: none stops) with gradients of scale 2^−epoch, the
+ * coordinates visited as m3l does (the active ones of each block, each tested); each epoch's
+ * pg_abs and the pg_tol stop against a direct computation. Returns the epoch of the stop. */
+static int pg_tol_epochs(int on, double tol, int *verified)
+{
+    enum { N = 40, L = 5 };
+    int64_t off[N + 1], ptr[L + 1];
+    int32_t idx[L];
+    double val[L];
+    for (int64_t i = 0; i <= N; i++)
+        off[i] = i * L;
+    for (int32_t k = 0; k <= L; k++)
+        ptr[k] = k;
+    for (int32_t k = 0; k < L; k++) {
+        idx[k] = k;
+        val[k] = 1;
+    }
+    strux_shrink_coupling cpl = {ptr, idx, val};
+    strux_shrink sh;
+    assert_strux_ok(strux_shrink_init(&sh, L, off[N], on));
+    strux_rng r;
+    strux_rng_init(&r, 11, (uint64_t)on, 0);
+    *verified = 0;
+    for (int epoch = 0; epoch < 60; epoch++) {
+        double scale = ldexp(1, -epoch), pg_in = 0, pg_all = 0;
+        int n_in = 0;
+        for (int64_t i = 0; i < N; i++) {
+            int32_t rows[L], n_act = strux_shrink_active(&sh, off[i], L, rows), a = 0;
+            for (int32_t k = 0; k < L; k++) {
+                double u = strux_rng_uniform(&r), alpha = u < 0.4 ? 0 : u < 0.7 ? 1 : u;
+                double g = scale * (2 * strux_rng_uniform(&r) - 1), pg = projected(alpha, g);
+                pg_all = fmax(pg_all, fabs(pg));
+                if (a == n_act || rows[a] != k) continue; /* sat out */
+                a++;
+                if (strux_shrink_test(&sh, k, off[i] + k, alpha, g)) {
+                    assert_true(on);
+                    continue;
+                }
+                pg_in = fmax(pg_in, fabs(pg));
+                n_in++;
+            }
+        }
+        assert_strux_ok(strux_shrink_epoch_done(&sh, comm, off, N, &cpl));
+        assert_close(sh.pg_abs, pg_in, 0);
+        if (!on) assert_true(sh.all_full && n_in == N * L);
+        int had_full = sh.all_full;
+        if (strux_shrink_pg_tol(&sh, off, N, tol)) {
+            assert_true(n_in == N * L && pg_all <= tol); /* every coordinate, within tol */
+            strux_shrink_free(&sh);
+            return epoch;
+        }
+        if (pg_in <= tol) { /* within tol, not a full pass: every label's next pass is full */
+            assert_false(had_full);
+            *verified = 1;
+            for (int32_t k = 0; k < L; k++)
+                assert_true(sh.full[k] && isinf(sh.th_max[k]) && isinf(sh.th_min[k]));
+            assert_int_equal(strux_shrink_active(&sh, 0, (int32_t)off[N], (int32_t[N * L]){0}),
+                             N * L);
+        }
+    }
+    strux_shrink_free(&sh);
+    return -1;
+}
+
+static void test_pg_tol(void **state)
+{
+    (void)state;
+    int verified;
+    /* 2^−e ≤ 1e-3 from epoch 10: shrinking on, a pass with coordinates out comes first, then
+     * the verification pass that stops */
+    int e_on = pg_tol_epochs(1, 1e-3, &verified);
+    print_message("# pg_tol 1e-3: shrinking on stops at epoch %d (verified %d)\n", e_on, verified);
+    assert_true(verified && e_on >= 10 && e_on <= 12);
+    int e_off = pg_tol_epochs(0, 1e-3, &verified);
+    assert_false(verified);
+    assert_int_equal(e_off, 10);
+}
+
 static void test_state_round_trip(void **state)
 {
     (void)state;
@@ -195,8 +287,8 @@ static void test_state_round_trip(void **state)
     for (int64_t i = 0; i < n; i++)
         off[i + 1] = off[i] + 13; /* blocks across word boundaries */
     strux_shrink a, b;
-    assert_strux_ok(strux_shrink_init(&a, 13, off[n]));
-    assert_strux_ok(strux_shrink_init(&b, 13, off[n]));
+    assert_strux_ok(strux_shrink_init(&a, 13, off[n], 1));
+    assert_strux_ok(strux_shrink_init(&b, 13, off[n], 1));
     for (int64_t q = 0; q < off[n]; q++)
         set_bit(&a, q, (int)strux_rng_below(&r, 2));
     for (int32_t k = 0; k < 13; k++) {
@@ -331,7 +423,8 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_active_coordinates),  cmocka_unit_test(test_coordinate_rule),
         cmocka_unit_test(test_epoch_end_per_label), cmocka_unit_test(test_epoch_end_coupled),
-        cmocka_unit_test(test_state_round_trip),    cmocka_unit_test(test_sparse_lists),
+        cmocka_unit_test(test_pg_tol),              cmocka_unit_test(test_state_round_trip),
+        cmocka_unit_test(test_sparse_lists),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     strux_comm_finalize(&comm);
