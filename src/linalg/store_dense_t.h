@@ -76,7 +76,7 @@ static void NAME(add_lm)(strux_model *m, const strux_csr *x, int64_t r, int32_t 
             const double old = vk[col[p]];
             const T now = (T)(old + c * (double)val[p]);
             vk[col[p]] = now;
-            dn += ((double)now - old) * ((double)now + old);
+            dn += (double)now * (double)now - old * old;
         }
         m->nrm[k] += dn;
     }
@@ -97,7 +97,7 @@ static void NAME(add_fm)(strux_model *m, const strux_csr *x, int64_t r, int32_t 
             const double old = vk[(int64_t)col[p] * K];
             const T now = (T)(old + c * (double)val[p]);
             vk[(int64_t)col[p] * K] = now;
-            dn += ((double)now - old) * ((double)now + old);
+            dn += (double)now * (double)now - old * old;
         }
         m->nrm[rows[0]] += dn;
         return;
