@@ -66,7 +66,7 @@ ok $? "the job requeued itself at least once (Restarts=$restarts)"
 run=$SUB/runs/$job
 log=$SUB/strux-resume-$job.out
 grep -q "SIGUSR1 before the time limit; asking strux to checkpoint" "$log" &&
-    grep -qE "stopped after epoch [0-9]+ of ${RESUME_EPOCHS:-2000}; requeueing" "$log" &&
+    grep -qE "stopped (after epoch [0-9]+ of ${RESUME_EPOCHS:-2000}|at example [0-9]+ of [0-9]+ of epoch [0-9]+); requeueing" "$log" &&
     grep -q "resuming from runs/$job/checkpoint.h5" "$log" &&
     grep -qE "strux job: done after [0-9]+ run\(s\)" "$log"
 ok $? "the job output shows signal, checkpoint, requeue, resume and the end"
