@@ -9,7 +9,6 @@
 
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,17 +18,7 @@
     "[--train-classes C] [--test-classes T] [--train-corr R] [--test-corr R] [--noise S] "        \
     "[--spread S] [--seed S]"
 
-static strux_status zs_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static strux_status zs_error(const char *fmt, ...)
-{
-    char why[1024];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(why, sizeof why, fmt, ap);
-    va_end(ap);
-    return strux_error_set(STRUX_ERR_CONFIG, __FILE__, __LINE__, __func__, "gen: %s\n%s", why,
-                           ZS_USAGE);
-}
+#define zs_error(...) strux_cli_gen_usage(ZS_USAGE, __VA_ARGS__)
 
 static strux_status parse(int argc, char **argv, strux_zeroshot_options *o, const char **prefix)
 {
