@@ -9,8 +9,10 @@ zcat "$STRUX_DATA/yeast/yeast_train.svm.gz" >"$WORK/y1.svm"
 for k in 1 2; do cat "$WORK/y1.svm"; done >"$WORK/y2.svm"
 for k in 1 2 3 4 5 6 7 8; do cat "$WORK/y2.svm"; done >"$WORK/y16.svm"
 
-rss() { # rss TEXT OUT: peak RSS (KB) of strux convert TEXT OUT
-    /usr/bin/time -f "%M" -o "$WORK/rss" "$STRUX" convert "$1" "$2" 2>/dev/null && cat "$WORK/rss"
+rss() { # rss TEXT OUT: peak RSS (KB) of strux convert TEXT OUT (under ASan without its quarantine
+    # of freed blocks, which would grow with everything the run ever freed)
+    ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}quarantine_size_mb=0" \
+        /usr/bin/time -f "%M" -o "$WORK/rss" "$STRUX" convert "$1" "$2" 2>/dev/null && cat "$WORK/rss"
 }
 r2=$(rss "$WORK/y2.svm" "$WORK/y2.h5")
 r16=$(rss "$WORK/y16.svm" "$WORK/y16.h5")
