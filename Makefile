@@ -136,13 +136,14 @@ SAN_ENV = ASAN_OPTIONS=exitcode=99:fast_unwind_on_malloc=0:allocator_may_return_
 # long ones that train the same solvers, tasks and store kernels again on larger data for accuracy
 # (against LIBLINEAR, per layout, per task), or the same runs at other rank counts and block
 # counts (blocks, determinism, hierarchy_ranks), or against references already checked without
-# the sanitizers (rates_solver's SLSQP, gen_shape's independent generator, the consumers): the
+# the sanitizers (rates_solver's SLSQP, gen_shape's independent generator, the consumers,
+# sparse.sh's layouts, whose kernels test_model_store checks): the
 # unit and MPI tests and the shorter scripts drive that code under ASan (rates.sh, rates_resume.sh,
 # mpi/rounds, mpi/hier_ssvm, test_data_synth_hier), and leaving these out keeps .ci/run within
 # its time.
 ASAN_SKIP := e2e/dual_solvers.sh e2e/layouts.sh e2e/hierarchy.sh e2e/m3l.sh e2e/consumers.sh \
     e2e/rta_consumers.sh e2e/tasks.sh e2e/blocks.sh e2e/determinism.sh e2e/hierarchy_ranks.sh \
-    e2e/hier_consumers.sh e2e/rates_solver.sh e2e/gen_shape.sh
+    e2e/hier_consumers.sh e2e/rates_solver.sh e2e/gen_shape.sh e2e/sparse.sh
 check-asan:
 	@$(SAN_ENV) BAD_INPUTS_NP=2 SKIP="$(ASAN_SKIP)" $(MAKE) --no-print-directory \
 	    BUILD=$(ASAN_BUILD) CC="$(ASAN_CC)" OPT="-O1 -g -fno-omit-frame-pointer" check
