@@ -15,17 +15,10 @@
 #   after (the record's pruned and primal_pruned columns);
 # - the combinations that cannot run are refused before the data is read (exit 2).
 . tests/common/tap.sh
-"$STRUX" gen "$WORK/d.h5" --rows 600 --features 3000 --labels 200 --nnz 10 --labels-per-row 2 \
-    --seed 7 2>/dev/null
-ok $? "gen writes the synthetic set"
-cat >"$WORK/a.ini" <<INI
-[data]
-train = $WORK/d.h5
-bias = 1
-[task]
-type = multilabel
-[surrogate]
-type = margin
+. tests/common/sparse_fixture.sh
+{
+    sparse_ini
+    cat <<INI
 [model]
 layout = sparse
 bias_centre = -2
@@ -39,6 +32,7 @@ seed = 1
 [output]
 metrics =
 INI
+} >"$WORK/a.ini"
 train() { # train NP NAME ARGS...
     local np=$1 name=$2
     shift 2

@@ -9,17 +9,10 @@
 # (sync_bytes against sync_nnz); model.share = host with a solver without flag shared_model is
 # refused (exit 2) before the data is read.
 . tests/common/tap.sh
-"$STRUX" gen "$WORK/d.h5" --rows 600 --features 3000 --labels 200 --nnz 10 --labels-per-row 2 \
-    --seed 7 2>/dev/null
-ok $? "gen writes the synthetic set"
-cat >"$WORK/s.ini" <<INI
-[data]
-train = $WORK/d.h5
-bias = 1
-[task]
-type = multilabel
-[surrogate]
-type = margin
+. tests/common/sparse_fixture.sh
+{
+    sparse_ini
+    cat <<INI
 [solver]
 type = sdca
 lambda = 1e-3
@@ -31,6 +24,7 @@ sync_every = 200
 [output]
 metrics =
 INI
+} >"$WORK/s.ini"
 train() { # train NP NAME ARGS...
     local np=$1 name=$2
     shift 2

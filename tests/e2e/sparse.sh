@@ -12,17 +12,10 @@
 # Sparse syncs: sdca at solver.blocks = 4 gives the -np 1 weights at -np 2 and 4 (1e-9
 # relative), moving under half the bytes (comm_bytes) of label_major's dense allreduce.
 . tests/common/tap.sh
-"$STRUX" gen "$WORK/d.h5" --rows 600 --features 3000 --labels 200 --nnz 10 --labels-per-row 2 \
-    --seed 7 2>/dev/null
-ok $? "gen writes the synthetic set"
-cat >"$WORK/s.ini" <<INI
-[data]
-train = $WORK/d.h5
-bias = 1
-[task]
-type = multilabel
-[surrogate]
-type = margin
+. tests/common/sparse_fixture.sh
+{
+    sparse_ini
+    cat <<INI
 [solver]
 lambda = 1e-3
 epochs = 3
@@ -31,6 +24,7 @@ seed = 1
 [output]
 metrics =
 INI
+} >"$WORK/s.ini"
 for s in sdca sgd; do
     for lay in label_major sparse; do
         "$STRUX" train "$WORK/s.ini" --set solver.type=$s --set model.layout=$lay \
