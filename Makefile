@@ -116,7 +116,7 @@ check: $(BIN) $(UNIT_BIN) $(MPI_BIN) $(BENCH_BIN)
 # Starts munged, slurmctld and slurmd itself (tests/common/slurm.sh) and stops them on exit.
 check-slurm: $(BIN)
 	@scripts/install-deps --slurm
-	@BUILD=$(BUILD) SUITES=slurm tests/run
+	@BUILD=$(BUILD) SUITES=slurm JOBS=1 tests/run
 
 # Sanitized copy: its own BUILD, the same tests. UBSan findings stop the program (halt_on_error), and
 # sanitizer exits use status 99, which no strux error uses, so a test expecting exit 1 cannot pass
