@@ -1,5 +1,5 @@
 # tests/e2e/bad_inputs.sh - the bad-input corpus (tests/bad_inputs/cases.txt) at -np 1 (a singleton
-# run) and -np 2 (BAD_INPUTS_NP):
+# run) and -np 2 (BAD_INPUTS_NP: the rank counts, "1 2"; make check-asan runs "1"):
 # each case ends within 30 s with its exit code on every rank (each rank writes the status of its
 # strux process; a rank killed by mpirun or a signal writes none and fails the case), prints the
 # message fragment, and leaves {out} empty and no .tmp. file behind. Cases marked "todo" do not
