@@ -141,7 +141,7 @@ SAN_ENV = ASAN_OPTIONS=exitcode=99:fast_unwind_on_malloc=0:allocator_may_return_
 # Under the sanitizers every unit, MPI and fault test runs, and the end-to-end scripts of input,
 # output and error handling (bad_inputs, file_safety, reader_errors, fuzz_corpus, text_split,
 # convert_stream, memory), one or two scripts per method (rates, rates_resume, bias, hier_ssvm,
-# hier_ssvm_dual, hier_read_rank0, m3l_kernel, rta, active_sets, share, sparse_duals,
+# hier_ssvm_dual, hier_read_rank0, m3l_kernel, active_sets, share, sparse_duals,
 # sgd_reference) and the short ones. Left out, because their code runs under ASan through those
 # and the unit tests: the long scripts that train the same solvers, tasks and store kernels again
 # on larger data for accuracy (against LIBLINEAR, per layout, per task, rta_solver, m3l,
@@ -151,14 +151,16 @@ SAN_ENV = ASAN_OPTIONS=exitcode=99:fast_unwind_on_malloc=0:allocator_may_return_
 # layouts and weights.sh, whose kernels test_model_store checks), scripts of one reader or
 # command's messages whose parser runs under ASan in the unit tests and fuzz_corpus (svmhmm_errors,
 # cli, search_cli, gen, binary), progress output, and resume.sh and rta_reliability.sh (checkpoint
-# and signal paths: faults/signals, rates_resume, hier_ssvm, mpi/rounds). This keeps .ci/run
+# and signal paths: faults/signals, rates_resume, hier_ssvm, mpi/rounds), rta.sh (the rta task and
+# solver: test_task_rta, test_solver_rta, test_rta_kbest, test_rta_tree) and mpi/hier_ssvm (the α
+# update at np 1, 2, 4; e2e/hier_ssvm and hier_ssvm_dual run it under ASan). This keeps .ci/run
 # (check, check-asan with JOBS = cores, check-slurm) near 45 minutes on 2 cores.
 ASAN_SKIP := e2e/dual_solvers.sh e2e/layouts.sh e2e/hierarchy.sh e2e/m3l.sh e2e/consumers.sh \
     e2e/rta_consumers.sh e2e/tasks.sh e2e/blocks.sh e2e/determinism.sh e2e/hierarchy_ranks.sh \
     e2e/hier_consumers.sh e2e/rates_solver.sh e2e/gen_shape.sh e2e/sparse.sh e2e/resume.sh \
     e2e/gen.sh e2e/weights.sh e2e/binary.sh e2e/progress.sh e2e/search_cli.sh \
     e2e/hier_margin_lp.sh e2e/rta_solver.sh e2e/rta_reliability.sh e2e/slack_determinism.sh \
-    e2e/cli.sh e2e/svmhmm_errors.sh
+    e2e/cli.sh e2e/svmhmm_errors.sh e2e/rta.sh mpi/hier_ssvm.sh
 check-asan:
 	@$(SAN_ENV) BAD_INPUTS_NP=1 SKIP="$(ASAN_SKIP)" $(MAKE) --no-print-directory \
 	    BUILD=$(ASAN_BUILD) CC="$(ASAN_CC)" OPT="-O1 -g -fno-omit-frame-pointer" check
