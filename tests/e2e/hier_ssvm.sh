@@ -1,8 +1,9 @@
 # tests/e2e/hier_ssvm.sh - task.model = ssvm end to end (the α update of solvers/alpha.c) on the
 # first 400 rows of imclef07a and of funcat_cellcycle (stop leaves):
 #   - sgd with alpha every 2 epochs: the record has alpha_change on update epochs only (NaN
-#     between) and alpha_s, and the run ends when alpha stops moving (task.alpha_tol = 0); SIGTERM in epoch 25 writes a checkpoint, and
-#     `strux train --resume` ends bit-identical (weights, /hierarchy/alpha, metrics log);
+#     between) and alpha_s, and the run ends when alpha stops moving (task.alpha_tol = 0);
+#     SIGTERM in epoch 25 writes a checkpoint, and `strux train --resume` ends bit-identical
+#     (weights, /hierarchy/alpha, metrics log);
 #   - the model file alone rebuilds the task: with the hierarchy file removed, eval of the funcat
 #     model (stop leaves, multi-label) gives the run's final test scores, and /hierarchy/alpha has
 #     every leaf path summing to 1 (the learned alpha of Algorithm 5).

@@ -94,12 +94,9 @@ log=$SUB/strux-swiki-$job.out
 [ "$(grep -c "data.train: converting im.svm to runs/data/im.h5" "$log")" -eq 1 ] &&
     grep -q "data.train: runs/data/im.h5 is newer than im.svm; not converted again" "$log"
 ok $? "the text is converted once; the resumed run reads the container"
-if grep -qE "strux job $job: stopped at example [0-9]+ of 3000 of epoch [0-9]+; requeueing" "$log"; then
-    at="at example [0-9]+ of 3000 of epoch"
-else
-    at="after epoch"
-fi
-grep -qE "strux job $job: stopped (at example [0-9]+ of 3000 of epoch|after epoch) [0-9]+.*; requeueing" "$log" &&
+at="after epoch"
+grep -qE "strux job $job: stopped at example" "$log" && at="at example [0-9]+ of 3000 of epoch"
+grep -qE "strux job $job: stopped $at [0-9]+.*; requeueing" "$log" &&
     grep -q "resuming from runs/$job/checkpoint.h5" "$log" &&
     grep -qE "resumed from runs/$job/checkpoint.h5 $at" "$run/train.log"
 ok $? "the signal stopped training at a round boundary ($at); the next run resumed there"
