@@ -13,7 +13,9 @@
 # loss, 0/1 error (1 − subset accuracy), micro-F1 and cert_rate of the final model. The metrics
 # logs go to $BENCH_OUT (default out/bench/rta) for scripts/plot-metrics. Target (issue 17): np 2
 # at least 1.6x faster per epoch than np 1 on enron with n = 20, K = 10:
-#   SETS=enron UPDATES=newton NS=20 KS=10 EPOCHS_enron=4 bench/run rta
+#   SETS=enron UPDATES=newton NS=20 KS=10 EPOCHS_enron=4 REPS=5 bench/run rta.sh
+# REPS (default 1) repeats the np runs, alternating the rank counts; seconds per epoch are then the
+# median over the repetitions (this 2-core machine's epoch times vary by 30 % from run to run).
 set -u
 OUT=${BENCH_OUT:-out/bench/rta}
 mkdir -p "$OUT"
@@ -24,6 +26,7 @@ NS=${NS:-"5 10 20"}
 KS=${KS:-"1 10"}
 NPS=${NPS:-"1 2"}
 TIME_LIMIT=${TIME_LIMIT:-0}
+REPS=${REPS:-1}
 cap() { # epoch cap per set
     local v="EPOCHS_$1"
     case $1 in
@@ -39,9 +42,8 @@ for set in $SETS; do
     for u in $UPDATES; do
         for n in $NS; do
             for K in $KS; do
-                tags=()
-                for np in $NPS; do
-                    tag="${set}_${u}_n${n}_K${K}_np$np"
+                for rep in $(seq "$REPS"); do for np in $NPS; do
+                    tag="${set}_${u}_n${n}_K${K}_np${np}_r$rep"
                     $MPI -np "$np" "$STRUX" train "configs/${set}_rta.ini" --quiet \
                         --set solver.update=$u --set task.trees=$n --set task.kbest=$K \
                         --set solver.epochs="$E" --set solver.tol=0 --set solver.certify_every=1 \
@@ -49,20 +51,20 @@ for set in $SETS; do
                         --set output.model="$OUT/$tag.h5" --set output.metrics="$OUT/$tag.jsonl" \
                         >"$OUT/$tag.test.json" 2>"$OUT/$tag.err" ||
                         { echo "failed: $tag"; cat "$OUT/$tag.err"; exit 1; }
-                    tags+=("$OUT/$tag")
-                done
-                /usr/bin/python3 - "$set" "$u" "$n" "$K" "${tags[@]}" <<'PY'
-import json, sys
-set_, u, n, K, *tags = sys.argv[1:]
+                done; done
+                /usr/bin/python3 - "$set" "$u" "$n" "$K" "$OUT/${set}_${u}_n${n}_K${K}" "$REPS" $NPS <<'PY'
+import json, statistics, sys
+set_, u, n, K, stem, reps, *nps = sys.argv[1:]
 def per_epoch(rows):  # training seconds of epochs 2..E: inference, update and communication
     t = [r["inference_s"] + r["update_s"] for r in rows]
     c = [r["comm_s"] for r in rows]
     if len(t) == 1:
         return t[0] + c[0]
     return (sum(t[1:]) + c[-1] - c[0]) / (len(t) - 1)
-runs = [[json.loads(l) for l in open(t + ".jsonl")] for t in tags]
-spe = [per_epoch(r) for r in runs]
-rows = runs[0]
+def log(np_, rep):
+    return [json.loads(l) for l in open(f"{stem}_np{np_}_r{rep}.jsonl")]
+spe = [statistics.median(per_epoch(log(p, r)) for r in range(1, int(reps) + 1)) for p in nps]
+rows = log(nps[0], 1)
 last = rows[-1]
 T = last["time_s"]
 inf = sum(r["inference_s"] for r in rows) / T
@@ -70,7 +72,7 @@ upd = sum(r["update_s"] for r in rows) / T
 comm = last["comm_s"] / T
 rel = [r["gap"] / r["primal"] for r in rows]
 hit = next((k for k, g in enumerate(rel) if g <= 1e-2), None)
-test = json.load(open(tags[0] + ".test.json"))
+test = json.load(open(f"{stem}_np{nps[0]}_r1.test.json"))
 speed = f"{spe[0] / spe[1]:.2f}x" if len(spe) > 1 else "—"
 cells = [set_, u, n, K, str(len(rows))] + [f"{s:.3g}" for s in spe] + [
     speed, f"{inf:.0%}", f"{upd:.0%}", f"{comm:.0%}", f"{last['cert_rate']:.3f}",

@@ -6,7 +6,7 @@ bench/rta.sh output (issue 17).
 
 TABLE.md: what bench/rta.sh printed (its markdown table; several files are joined, a later row
 for the same set, update, n and K replacing an earlier one). DIR: its $BENCH_OUT, holding the
-metrics logs <set>_<update>_n<n>_K<K>_np1.jsonl. Writes, per set: a table of the runs, one line
+metrics logs <set>_<update>_n<n>_K<K>_np1_r1.jsonl. Writes, per set: a table of the runs, one line
 per (n, K) comparing Newton with best (dual and relative gap at the last epoch both runs reached,
 the dual at the end of each run, seconds per epoch), the seed's
 figures (specs/rta.md §4.3-4.4) and the `multilabel` margin-rescaling row already in the README,
@@ -60,7 +60,7 @@ def read_tables(paths):
 
 
 def curve(logs, set_, u, n, K):
-    path = os.path.join(logs, f"{set_}_{u}_n{n}_K{K}_np1.jsonl")
+    path = os.path.join(logs, f"{set_}_{u}_n{n}_K{K}_np1_r1.jsonl")
     return [json.loads(line) for line in open(path)]
 
 
@@ -125,7 +125,7 @@ def main():
                   f"subset acc {MULTILABEL[set_]}.")
         print()
         summary.append((set_, pairs, dual_wins, gap_wins, end_wins, dearer))
-        logs = [os.path.join(a.logs, f"{set_}_{u}_n{n}_K{K}_np1.jsonl")
+        logs = [os.path.join(a.logs, f"{set_}_{u}_n{n}_K{K}_np1_r1.jsonl")
                 for n, K in ((5, 1), (20, 10)) for u in ("newton", "best")]
         logs = [p for p in logs if os.path.exists(p)]
         if logs:

@@ -15,7 +15,8 @@
  * - solver.update = newton (§3.5): every distinct candidate of the n lists plus the truth,
  *   Q = λ·||x_i||²·[d_h·d_h′] formed from the task's Gram factors (dsyrk in L + |E_u| rather than
  *   4|E_u| dimensions, newton_model), λ from the small QP over λ ≥ 0, Σλ ≤ 1 (solver.qp).
- * Rounds (§6.3, made rank-count invariant): the epoch's (seed, epoch)-keyed order is cut into
+ * Rounds (§6.3, made rank-count invariant): the epoch's (seed, epoch)-keyed order, stratified
+ * over the example ids so that a round's examples split over the ranks by their shares, is cut into
  * rounds of B examples (solver.sync_every, or adapted to the rounds' γ when 0); every example of
  * a round steps against the same agreed w (its own line search or QP, as if alone); one
  * collective combines the steps: an allgather of the round's block changes with the examples'
@@ -47,6 +48,10 @@
 #define RTA_SYNC_MAX 64
 #define RTA_GAMMA_LOW 0.8
 #define RTA_GAMMA_HIGH 0.95
+/* The epoch's order is stratified over RTA_STRATA equal slices of the global example ids (fewer
+ * while a slice would hold under RTA_STRATUM_MIN examples; rta_epoch_order). */
+#define RTA_STRATA 64
+#define RTA_STRATUM_MIN 8
 #define RTA_REC_HEAD 4    /* doubles before a record's features: position, Δb, lin, nnz */
 #define PROGRESS_EVERY 64 /* examples between progress reports */
 
@@ -64,6 +69,7 @@ typedef struct rta_method {
     double *lam;                   /* cap */
     int32_t D, truth;              /* directions of the last Newton model, the truth's index */
     double *step;                  /* p: the visited example's block change */
+    int64_t *strata;               /* n_global: the epoch's order grouped by slice */
     int64_t B;                     /* examples per round this epoch */
     int64_t B_max;                 /* the most B can be */
     int adapt;                     /* B follows γ (solver.sync_every = 0) */
@@ -337,6 +343,7 @@ static strux_status rta_setup(strux_solver *s, dual_data *d)
     m->exclude_truth = s->opt.exclude_truth;
     m->cert_rate = NAN;
     STRUX_TRY(strux_alloc_array(&m->step, (size_t)p_max + 1, sizeof *m->step));
+    STRUX_TRY(strux_alloc_array(&m->strata, (size_t)s->ds->n_global, sizeof *m->strata));
     STRUX_TRY(rounds_setup(s, d, m, p_max));
     strux_task_certified(s->task, &m->cert_done, &m->calls_done);
     return STRUX_OK;
@@ -521,6 +528,7 @@ static void rta_destroy(dual_data *d)
     strux_free(&m->a);
     strux_free(&m->lam);
     strux_free(&m->step);
+    strux_free(&m->strata);
     strux_free(&m->rec);
     strux_free(&m->all);
     strux_free(&m->at);
@@ -654,6 +662,41 @@ static strux_status rta_round(strux_solver *s, dual_data *d, int64_t j0, int64_t
     return m->gather ? combine_gathered(s, d, m, j0, j1) : combine_summed(s, d, m);
 }
 
+/* The epoch's order: the engine's (seed, epoch) permutation, stratified so that every round
+ * splits over the ranks by their share of the examples, not at random (a random order gives
+ * np 2 at most 1.67x at B = 16: README "RTA"). The ids are cut into S equal slices (S a power of
+ * two, at most RTA_STRATA, at least RTA_STRATUM_MIN examples a slice); each slice keeps the
+ * permutation's order, and the epoch deals one example of every slice per cycle, visiting the
+ * slices in bit-reversed order, so any 2^k consecutive positions of a cycle (k ≤ log2 S) from a
+ * multiple of 2^k hold one example of each of 2^k equal parts of the ids. Depends on n, the seed
+ * and the epoch only: the same at every rank count. */
+static void rta_epoch_order(strux_solver *s, dual_data *d, rta_method *m)
+{
+    int64_t n = s->ds->n_global, S = 1, cnt[RTA_STRATA + 1] = {0};
+    int bits = 0;
+    while (2 * S <= RTA_STRATA && 2 * S * RTA_STRATUM_MIN <= n) {
+        S *= 2;
+        bits++;
+    }
+    strux_dual_epoch_order(s, d);
+    for (int64_t j = 0; j < n; j++)
+        cnt[d->perm[j] * S / n + 1]++;
+    for (int64_t t = 0; t < S; t++)
+        cnt[t + 1] += cnt[t];
+    int64_t fill[RTA_STRATA];
+    memcpy(fill, cnt, (size_t)S * sizeof *fill);
+    for (int64_t j = 0; j < n; j++)
+        m->strata[fill[d->perm[j] * S / n]++] = d->perm[j];
+    int64_t rev[RTA_STRATA] = {0}; /* t bit-reversed */
+    for (int64_t t = 0; t < S; t++)
+        for (int b = 0; b < bits; b++)
+            rev[t] |= ((t >> b) & 1) << (bits - 1 - b);
+    int64_t j = 0;
+    for (int64_t c = 0; j < n; c++)
+        for (int64_t t = 0; t < S; t++)
+            if (cnt[rev[t]] + c < cnt[rev[t] + 1]) d->perm[j++] = m->strata[cnt[rev[t]] + c];
+}
+
 static const dual_method rta_method_ops = {
     .setup = rta_setup, .destroy = rta_destroy, .own_rounds = 1};
 
@@ -668,7 +711,7 @@ static strux_status rta_epoch(strux_solver *s)
     m->inference_s = m->update_s = m->gamma_sum = 0;
     m->steps = m->n_cand = m->rounds = 0;
     m->cert_rate = NAN;
-    strux_dual_epoch_order(s, d);
+    rta_epoch_order(s, d, m);
     m->epoch_B = m->B;
     for (int64_t j0 = 0; j0 < n; j0 += m->B)
         STRUX_TRY(rta_round(s, d, j0, j0 + m->B < n ? j0 + m->B : n));
@@ -825,9 +868,11 @@ int strux_rta_solver_gathers(const strux_solver *s)
     return gathers(d, m, m->B);
 }
 
-void strux_rta_solver_order(strux_solver *s)
+const int64_t *strux_rta_solver_order(strux_solver *s)
 {
-    strux_dual_epoch_order(s, s->data);
+    dual_data *d = s->data;
+    rta_epoch_order(s, d, d->mdata);
+    return d->perm;
 }
 
 strux_status strux_solver_create_rta(strux_solver *s)

@@ -29,9 +29,9 @@ strux_status strux_rta_qp_exact(int32_t D, const double *Q, const double *b, dou
 void strux_rta_solver_set_update(strux_solver *s, int newton, int exact_qp);
 /* Tests: a round of local example i alone with the current update (Collective). */
 strux_status strux_rta_solver_visit(strux_solver *s, int64_t i);
-/* Tests: the epoch's order (strux_rta_solver_order), then one round over its positions [j0, j1)
- * (Collective); *gamma = the round's combined step size. */
-void strux_rta_solver_order(strux_solver *s);
+/* Tests: the epoch's order of the n_global example ids (epoch s->epoch), then one round over its
+ * positions [j0, j1) (Collective); *gamma = the round's combined step size. */
+const int64_t *strux_rta_solver_order(strux_solver *s);
 strux_status strux_rta_solver_round(strux_solver *s, int64_t j0, int64_t j1, double *gamma);
 /* Tests: the Newton model of local example i at the current state (solver.update = newton): D
  * directions d_h = c(y_h) − c_i towards the candidates y[h] and the truth (at index truth; y[truth]

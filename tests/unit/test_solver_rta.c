@@ -499,6 +499,46 @@ static void enumerate_gaps(run *r, double *primal, double *fw_gap)
     strux_label_free(&truth);
 }
 
+/* The epoch's order (rta_epoch_order): a permutation that changes with the epoch, and within the
+ * full cycles every 2^k positions from a multiple of 2^k (k ≤ 6 at 64 slices) hold one example
+ * of each of 2^k equal parts of the ids, so any rank range made of such parts gets its exact
+ * share of every round; n below 16 keeps one slice (a plain permutation). */
+static void test_order_is_stratified(void **state)
+{
+    (void)state;
+    static const int64_t sizes[][2] = {{1000, 64}, {333, 32}, {37, 4}, {12, 1}}; /* n, slices */
+    for (int c = 0; c < 4; c++) {
+        int64_t n = sizes[c][0], S = sizes[c][1], cycles = n / S;
+        strux_dataset *ds = synth_rows("rows", n, 3, 3, 0, 5);
+        run r;
+        run_open(&r, ds, "rta", 2, 1, "best", "projected", 16);
+        int64_t *prev = calloc((size_t)n, sizeof *prev);
+        char *seen = calloc((size_t)n, 1);
+        for (int e = 0; e < 3; e++) {
+            r.sv->epoch = e;
+            const int64_t *o = strux_rta_solver_order(r.sv);
+            memset(seen, 0, (size_t)n);
+            for (int64_t j = 0; j < n; j++) {
+                assert_true(o[j] >= 0 && o[j] < n && !seen[o[j]]);
+                seen[o[j]] = 1;
+            }
+            for (int64_t W = 2; W <= S; W *= 2)
+                for (int64_t j0 = 0; j0 + W <= cycles * S; j0 += W) {
+                    uint64_t parts = 0; /* W ≤ 64 */
+                    for (int64_t j = j0; j < j0 + W; j++)
+                        parts |= 1ULL << (o[j] * S / n / (S / W));
+                    assert_true(parts == (W == 64 ? ~0ULL : (1ULL << W) - 1));
+                }
+            if (e > 0) assert_true(memcmp(prev, o, (size_t)n * sizeof *o) != 0);
+            memcpy(prev, o, (size_t)n * sizeof *o);
+        }
+        free(prev);
+        free(seen);
+        run_close(&r);
+        strux_dataset_destroy(&ds);
+    }
+}
+
 static void test_gap_is_primal_minus_dual(void **state)
 {
     (void)state;
@@ -551,6 +591,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_newton_gains_at_least_best),
         cmocka_unit_test(test_dual_never_decreases),
         cmocka_unit_test(test_rounds_are_monotone),
+        cmocka_unit_test(test_order_is_stratified),
         cmocka_unit_test(test_gap_is_primal_minus_dual),
         cmocka_unit_test(test_task_without_candidates_is_refused),
     };
