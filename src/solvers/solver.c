@@ -244,6 +244,10 @@ static strux_status check_active_sets(const strux_solver_entry *e, const strux_s
                 "model.bias_centre needs model.bias = regularised (a bias column to centre), not "
                 "%s",
                 mo->bias);
+    STRUX_CHECK(strcmp(o->dual_blocks, "auto") == 0, STRUX_ERR_CONFIG,
+                "solver.dual_blocks = %s does not apply with solver.active_sets = true (it holds "
+                "the active coordinates alone, sparse by construction): leave it at auto",
+                o->dual_blocks);
     return STRUX_OK;
 }
 

@@ -136,6 +136,9 @@ expect_fail 2 "model.bias_centre != 0 needs a solver with flag active_sets; solv
 expect_fail 2 "model.bias_centre = -2 needs the bias feature: data.bias is 0" \
     "a bias centre without the bias feature is refused (exit 2)" \
     -- "$STRUX" train "$WORK/a.ini" --set data.bias=0 --set data.train="$WORK/no.h5"
+expect_fail 2 "solver.dual_blocks = sparse does not apply with solver.active_sets = true" \
+    "active sets with an explicit dual block layout are refused (exit 2)" \
+    -- "$STRUX" train "$WORK/a.ini" --set solver.dual_blocks=sparse --set data.train="$WORK/no.h5"
 expect_fail 2 "model.prune_every needs a solver with flag prune .* solver.type = sgd lacks it" \
     "pruning between epochs with sgd is refused (exit 2)" \
     -- "$STRUX" train "$WORK/a.ini" --set solver.type=sgd --set model.bias_centre=0 \

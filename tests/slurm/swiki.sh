@@ -1,14 +1,14 @@
 # tests/slurm/swiki.sh - slurm/swiki.sbatch on a real single-node Slurm started by this test
-# (tests/common/slurm.sh), on a small hierarchy set (the first 3000 rows of imclef07a as plain
-# text, its 96-node tree; issue 19 switches it to `strux gen --shape swiki --scale 0.01`): the job
-# converts the text once, trains nhsvm with SDCA in rounds of 500 examples (solver.sync_every),
-# gets SIGUSR1 mid-training (scancel --signal=USR1 --batch: a forced time limit without waiting a
-# Slurm minute), stops at the next round boundary with a checkpoint (between two rounds of an
-# epoch, or after the epoch when the signal lands in its last round: where is up to the signal's
-# timing, so both are accepted; tests/mpi/rounds.c stops mid-epoch at a chosen example), requeues
-# itself, does not convert again, resumes, and ends COMPLETED with the model of an uninterrupted
-# -np 2 run on the text (1e-9 relative). Also: outside Slurm the template refuses to run. Run by
-# `make check-slurm`.
+# (tests/common/slurm.sh), on a SWIKI-shaped set: `strux gen --shape swiki --scale 0.01` (the
+# 503-node DAG and 3463 features of that scale) cut to its first 1000 rows, as LSHTC text. The job
+# converts the text once, trains nhsvm with SDCA in rounds of 200 examples (solver.sync_every; the
+# multi-label DAG oracle solves its LPs), gets SIGUSR1 mid-training (scancel --signal=USR1
+# --batch: a forced time limit without waiting a Slurm minute), stops at the next round boundary
+# with a checkpoint (between two rounds of an epoch, or after the epoch when the signal lands in
+# its last round: where is up to the signal's timing, so both are accepted; tests/mpi/rounds.c
+# stops mid-epoch at a chosen example), requeues itself, does not convert again, resumes, and
+# ends COMPLETED with the model of an uninterrupted -np 2 run on the text (1e-9 relative). Also:
+# outside Slurm the template refuses to run. Run by `make check-slurm`.
 . tests/common/tap.sh
 . tests/common/slurm.sh
 trap 'slurm_stop; rm -rf "$WORK"' EXIT
@@ -19,26 +19,28 @@ export STRUX
 
 SUB=$WORK/submit
 mkdir -p "$SUB"
-zcat "$STRUX_DATA/imclef07a/ImCLEF07A_train.svm.gz" | head -n 3000 >"$SUB/im.svm"
+(cd "$SUB" && "$STRUX" gen sw.svm --shape swiki --scale 0.01 --rows 1000 2>"$WORK/gen.err")
+ok $? "strux gen --shape swiki --scale 0.01 --rows 1000 writes the text and its DAG"
+diag <"$WORK/gen.err"
 cat >"$SUB/swiki.ini" <<EOF
 [data]
-train = im.svm
+train = sw.svm
 bias = 1
 normalize = l2
 [task]
 type = hierarchy
-hierarchy = $STRUX_DATA/imclef07a/ImCLEF07A.hier
+hierarchy = $SUB/sw.hier
 model = nhsvm
 [surrogate]
 type = margin
 [solver]
 type = sdca
 lambda = 1e-5
-epochs = ${SWIKI_EPOCHS:-100}
+epochs = ${SWIKI_EPOCHS:-5}
 tol = 0
 blocks = 4
-sync_every = 500
-certify_every = 10
+sync_every = 200
+certify_every = 5
 [output]
 eval_every = 0
 EOF
@@ -91,11 +93,11 @@ restarts=$(echo "$info" | grep -o 'Restarts=[0-9]*' | cut -d= -f2)
 [ "${restarts:-0}" -ge 1 ]
 ok $? "the job requeued itself after the signal (Restarts=$restarts)"
 log=$SUB/strux-swiki-$job.out
-[ "$(grep -c "data.train: converting im.svm to runs/data/im.h5" "$log")" -eq 1 ] &&
-    grep -q "data.train: runs/data/im.h5 is newer than im.svm; not converted again" "$log"
+[ "$(grep -c "data.train: converting sw.svm to runs/data/sw.h5" "$log")" -eq 1 ] &&
+    grep -q "data.train: runs/data/sw.h5 is newer than sw.svm; not converted again" "$log"
 ok $? "the text is converted once; the resumed run reads the container"
 at="after epoch"
-grep -qE "strux job $job: stopped at example" "$log" && at="at example [0-9]+ of 3000 of epoch"
+grep -qE "strux job $job: stopped at example" "$log" && at="at example [0-9]+ of 1000 of epoch"
 grep -qE "strux job $job: stopped $at [0-9]+.*; requeueing" "$log" &&
     grep -q "resuming from runs/$job/checkpoint.h5" "$log" &&
     grep -qE "resumed from runs/$job/checkpoint.h5 $at" "$run/train.log"
