@@ -83,7 +83,8 @@ const strux_opt_spec strux_solver_opt_specs[] = {
      "sdca on binary hinges: its dual variables as a dense block per example, or as lists of the "
      "non-zero ones (1-vs-All with many labels, where most are 0); auto: sparse from 64 labels "
      "(hinges per example) on. sparse needs a sum of binary hinges (task flag hinge_parts, "
-     "surrogate flag one_call) and no [constraints]"},
+     "surrogate flag one_call) and no [constraints]; with solver.active_sets it stays auto (the "
+     "active coordinates are kept sparsely by construction)"},
     {"solver.cp_eps", STRUX_OPT_DOUBLE, offsetof(strux_solver_options, cp_eps), "1e-6", 0, 1e6,
      NULL,
      "a label enters example i's working set when its "
