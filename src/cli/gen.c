@@ -18,8 +18,8 @@
     "usage: strux gen OUTPUT --rows N --features D --labels L [--nnz K] [--labels-per-row M] "     \
     "[--noise S] [--seed S] [--row-offset R]\n"                                                    \
     "       strux gen OUTPUT --shape balanced|unbalanced|random|swiki ...\n"                       \
-    "       strux gen PREFIX --zero-shot --rows N --test-rows M ...\n"                              \
-    "       strux gen DIR --kind churn [--seed S]\n"                                                \
+    "       strux gen PREFIX --zero-shot --rows N --test-rows M ...\n"                             \
+    "       strux gen DIR --kind churn [--seed S]\n"                                               \
     "       (strux help gen: every option)"
 #define GEN_NNZ 100          /* default non-zeros per row (at most D) */
 #define GEN_LABELS_PER_ROW 3 /* default mean labels per row (at most L/2) */

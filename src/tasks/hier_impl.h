@@ -37,8 +37,9 @@ enum {
 /* What one DAG solve did (instrumentation and tests). */
 typedef struct strux_hier_dag_info {
     double lp_value;      /* optimum of the (pruned) LP; the value itself when no LP was solved */
-    int used_lp;          /* an LP was solved (0: the pruning left at most STRUX_HIER_ENUM_MAX
-                             candidates, enumerated, or the incumbent alone was over the cap) */
+    int used_lp;          /* an LP was solved (0: the incumbent reached Σ max(0, r), the pruning
+                             left at most STRUX_HIER_ENUM_MAX candidates, enumerated, or the
+                             incumbent alone was over the cap) */
     int fractional;       /* the LP optimum was fractional */
     int used_ilp;         /* the binary IP was solved */
     int capped;           /* the pruned LP was over the cap: C was cut to the incumbent's leaves
@@ -85,8 +86,10 @@ strux_status strux_hier_infer_tree(strux_hier_infer *w, const double *s, const d
  * single-leaf label, grown by every leaf of positive marginal gain in leaf order. An LP optimum
  * within STRUX_HIER_INTEGRAL_TOL of integral is rounded and is the exact answer; otherwise
  * STRUX_HIER_EXACT solves the binary IP, and without it the fractional z is returned with the LP
- * value (A18). STRUX_HIER_PRUNE first keeps only the candidate leaves C (Y's leaves, and those
- * whose bounds can beat Y: ub(l) > 0 (§5.4) and U(l) > V(Y) [added], see prune() in
+ * value (A18). STRUX_HIER_PRUNE first answers Y itself when V(Y) reaches Σ_n max(0, r_n), a bound
+ * on the LP's optimum and the IP's [added] (then C is Y's leaves, no LP), and otherwise keeps only
+ * the candidate leaves C (Y's leaves, and those whose bounds can beat Y: ub(l) > 0 (§5.4) and
+ * U(l) > V(Y) [added], see prune() in
  * hier_infer.c) and their ancestors Ā(C), the sub-DAG programme (same IP optimum, a tighter LP);
  * |C| ≤ enum_max (strux_hier_infer_set_enum_max) is solved exactly by enumeration, with no LP (then
  * the answer is integral in training too); when Ā(C) has more nodes than the cap, C is cut to Y's

@@ -277,10 +277,11 @@ static void sort_candidates(strux_hier_infer *w, int32_t n)
 }
 
 /* The exact leaf pruning (§5.4, with an incumbent bound [added]): with Y the incumbent of value
- * v and P(l) = Σ_{n∈Ā(l)} max(0, r_n), a leaf l outside Y is dropped when
+ * v, p_all = Σ_n max(0, r_n) and P(l) = Σ_{n∈Ā(l)} max(0, r_n), a leaf l outside Y is dropped
+ * when
  *   ub(l) = r_l + P(l) − max(0, r_l) ≤ 0  (§5.4: taking l out of a label never lowers its value),
  * or
- *   U(l) = S(l) + min(Σ_n max(0, r_n) − P(l), Σ_{l' ≠ l} max(0, ub(l'))) ≤ v
+ *   U(l) = S(l) + min(p_all − P(l), Σ_{l' ≠ l} max(0, ub(l'))) ≤ v
  * (no label that contains l beats Y: the other nodes of such a label are worth at most their
  * positive part, and each further leaf adds at most its ub).
  * C is Y's leaves and the rest; the programme on Ā(C) has the optimum of the full one: an optimal
@@ -290,12 +291,10 @@ static void sort_candidates(strux_hier_infer *w, int32_t n)
  * keep[n] = 1 on Ā(C), order[] holds C (U in ub[]); returns |C|, the kept nodes in *n_keep. Over
  * the cap (more kept nodes than max_nodes, |C| > enum_max) C shrinks to Y's leaves and then the
  * candidates of largest U that fit (*capped = 1; Y alone over the cap leaves C = Y's leaves). */
-static int32_t prune(strux_hier_infer *w, double v_inc, int32_t *n_keep, int *capped)
+static int32_t prune(strux_hier_infer *w, double v_inc, double p_all, int32_t *n_keep, int *capped)
 {
     const strux_hierarchy *h = w->h;
-    double p_all = 0, ub_all = 0, slack = 1e-9 * (1 + fabs(v_inc));
-    for (int32_t k = 0; k < h->n_nodes; k++)
-        p_all += fmax(0.0, w->r[k]);
+    double ub_all = 0, slack = 1e-9 * (1 + fabs(v_inc));
     for (int32_t i = 0; i < h->n_leaves; i++) { /* P(l) into ub[], then Σ_l max(0, ub(l)) */
         int32_t l = h->leaves[i];
         double p = 0;
@@ -445,7 +444,16 @@ strux_status strux_hier_infer_dag(strux_hier_infer *w, const double *s, const do
     double v_inc = incumbent(w, lstar);
     info->n_candidates = h->n_leaves;
     if (flags & STRUX_HIER_PRUNE) {
-        int32_t n_c = prune(w, v_inc, &n_cols, &info->capped);
+        double p_all = 0; /* Σ_n max(0, r_n) ≥ the LP's optimum (0 ≤ z ≤ 1) ≥ the IP's */
+        for (int32_t k = 0; k < M; k++)
+            p_all += fmax(0.0, w->r[k]);
+        if (v_inc >= p_all - 1e-12 * (1 + p_all)) { /* Y reaches it: optimal for both, no LP */
+            for (int32_t i = 0; i < h->n_leaves; i++)
+                info->n_candidates -= !w->inc_leaf[i];
+            *value = info->lp_value = incumbent_label(w, z);
+            return STRUX_OK;
+        }
+        int32_t n_c = prune(w, v_inc, p_all, &n_cols, &info->capped);
         info->n_candidates = n_c;
         int over = info->capped && n_cols > w->max_nodes; /* the incumbent alone is too big */
         if (n_c <= w->enum_max || over) { /* no LP: enumeration (exact) or Y itself */

@@ -290,6 +290,55 @@ static void test_dag(void **state)
     assert_true(n_enum > 50 && n_plp > 50);
 }
 
+/* The incumbent bound: when Y reaches Σ max(0, r_n) the answer is Y with no LP, and it is the
+ * optimum by brute force. Leaf-Hamming loss terms at w = 0 (the driver's J(0) bound: ±1 on the
+ * leaves, 0 inside) always reach it when some leaf is outside the truth; scores with positive
+ * nodes above every leaf (a true ancestor of negative leaves) never do, and take the LP path. */
+static void test_incumbent_bound(void **state)
+{
+    (void)state;
+    strux_rng rng;
+    strux_rng_init(&rng, 14, 71, 0);
+    int n_free = 0, n_lp = 0;
+    for (int t = 0; t < 300; t++) {
+        strux_hierarchy *h = random_hierarchy(&rng, 1);
+        int32_t M = h->n_nodes;
+        strux_hier_infer *w = NULL;
+        assert_strux_ok(strux_hier_infer_create(h, 1, &w));
+        strux_hier_infer_set_enum_max(w, 1);
+        double s[MAXM] = {0}, a[MAXM], z[MAXM], value, full;
+        int leaf_loss = t % 2 == 0, n_labels;
+        for (int32_t k = 0; k < M; k++) {
+            int leaf = h->child_ptr[k] == h->child_ptr[k + 1];
+            a[k] = leaf_loss ? (leaf ? (strux_rng_below(&rng, 3) ? 1.0 : -1.0) : 0.0)
+                             : (leaf ? -1.0 - strux_rng_uniform(&rng) : strux_rng_uniform(&rng));
+        }
+        double best = brute_multi(h, a, &n_labels);
+        strux_hier_dag_info info;
+        assert_strux_ok(
+            strux_hier_infer_dag(w, s, a, STRUX_HIER_EXACT | STRUX_HIER_PRUNE, z, &value, &info));
+        assert_true(fabs(value - best) <= 1e-9 * (1 + fabs(best)));
+        unsigned set = z_to_set(M, z);
+        assert_true(is_label(h, set));
+        assert_close(set_value(M, a, set), value, 1e-12);
+        double p_all = 0;
+        for (int32_t k = 0; k < M; k++)
+            p_all += fmax(0.0, a[k]);
+        int reaches = fabs(best - p_all) <= 1e-12 * (1 + p_all);
+        if (leaf_loss && p_all > 0) assert_true(reaches);
+        if (!leaf_loss) assert_false(reaches);
+        assert_int_equal(info.used_lp, !reaches && info.n_candidates > 1);
+        n_free += reaches;
+        n_lp += info.used_lp;
+        assert_strux_ok(strux_hier_infer_dag(w, s, a, STRUX_HIER_EXACT, z, &full, NULL));
+        assert_true(fabs(full - best) <= 1e-9 * (1 + fabs(best)));
+        strux_hier_infer_destroy(&w);
+        strux_hierarchy_destroy(&h);
+    }
+    print_message("# incumbent bound: %d answered without an LP, %d by LP\n", n_free, n_lp);
+    assert_true(n_free > 100 && n_lp > 30);
+}
+
 /* A call's answer depends on its scores only: the same scores after other calls give the same z
  * bit for bit, from the incumbent (warm) and from the standard basis (fresh). */
 static void test_history_free(void **state)
@@ -517,10 +566,11 @@ static void test_allocations(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_single),       cmocka_unit_test(test_tree_dp),
-        cmocka_unit_test(test_dag),          cmocka_unit_test(test_by_hand),
-        cmocka_unit_test(test_allocations),  cmocka_unit_test(test_funcat),
-        cmocka_unit_test(test_history_free), cmocka_unit_test(test_cap),
+        cmocka_unit_test(test_single),  cmocka_unit_test(test_tree_dp),
+        cmocka_unit_test(test_dag),     cmocka_unit_test(test_incumbent_bound),
+        cmocka_unit_test(test_by_hand), cmocka_unit_test(test_allocations),
+        cmocka_unit_test(test_funcat),  cmocka_unit_test(test_history_free),
+        cmocka_unit_test(test_cap),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
