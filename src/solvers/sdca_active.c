@@ -37,11 +37,39 @@ typedef struct candidate {
     int32_t k;
 } candidate;
 
-static int by_violation(const void *a, const void *b)
+/* The order of the take-in: more violated first, then the smaller label (a total order). */
+static int before(const candidate *x, const candidate *y)
 {
-    const candidate *x = a, *y = b;
-    if (x->v != y->v) return x->v > y->v ? -1 : 1;
-    return (x->k > y->k) - (x->k < y->k);
+    return x->v != y->v ? x->v > y->v : x->k < y->k;
+}
+
+/* Sift c[j] down the heap c[0..n) whose root is its last in `before` order. */
+static void sift_down(candidate *c, int32_t n, int32_t j)
+{
+    for (;;) {
+        int32_t l = 2 * j + 1, last = j;
+        if (l < n && before(&c[last], &c[l])) last = l;
+        if (l + 1 < n && before(&c[last], &c[l + 1])) last = l + 1;
+        if (last == j) return;
+        candidate t = c[j];
+        c[j] = c[last];
+        c[last] = t;
+        j = last;
+    }
+}
+
+/* The first `keep` of c[0..n) in `before` order, into c[0..keep) (unordered): a heap of the
+ * best so far with the worst at its root, O(n log keep), where sorting all n cost O(n log n)
+ * per screened example (57 % of an epoch with 10K labels, perf). */
+static void take_first(candidate *c, int32_t n, int32_t keep)
+{
+    for (int32_t j = keep / 2 - 1; j >= 0; j--)
+        sift_down(c, keep, j);
+    for (int32_t j = keep; j < n; j++)
+        if (before(&c[j], &c[0])) {
+            c[0] = c[j];
+            sift_down(c, keep, 0);
+        }
 }
 
 static int by_label(const void *a, const void *b)
@@ -223,7 +251,7 @@ static strux_status screen(const strux_dataset *ds, dual_data *d, active_data *m
         }
     }
     if (nc > ACTIVE_ADD_MAX) {
-        qsort(m->cand, (size_t)nc, sizeof *m->cand, by_violation);
+        take_first(m->cand, nc, ACTIVE_ADD_MAX);
         nc = ACTIVE_ADD_MAX;
         qsort(m->cand, (size_t)nc, sizeof *m->cand, by_label);
     }
