@@ -52,7 +52,8 @@ for set in $SETS; do
                         >"$OUT/$tag.test.json" 2>"$OUT/$tag.err" ||
                         { echo "failed: $tag"; cat "$OUT/$tag.err"; exit 1; }
                 done; done
-                /usr/bin/python3 - "$set" "$u" "$n" "$K" "$OUT/${set}_${u}_n${n}_K${K}" "$REPS" $NPS <<'PY'
+                /usr/bin/python3 - "$set" "$u" "$n" "$K" "$OUT/${set}_${u}_n${n}_K${K}" "$REPS" \
+                    $NPS <<'PY'
 import json, statistics, sys
 set_, u, n, K, stem, reps, *nps = sys.argv[1:]
 def per_epoch(rows):  # training seconds of epochs 2..E: inference, update and communication
