@@ -36,6 +36,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#define M3L_AHEAD 8 /* label blocks: steps fetched ahead */
 #define M3L_BLOCK_STREAM 0x4d334c4200000001ULL /* "M3LB": the label order of label blocks */
 
 const strux_opt_spec strux_m3l_opt_specs[] = {
@@ -260,8 +261,18 @@ static strux_status m3l_pass(strux_solver *s, dual_data *d, int64_t i0, int64_t 
                    (uint64_t)s->epoch * (uint64_t)(ds->n_global + 1) + (uint64_t)j0);
     while (n_lab > 0) {
         int32_t q = (int32_t)strux_rng_below(&rng, (uint64_t)n_lab), k = m->labels[q];
+        const int32_t *next = m->list + k * n;
         for (int32_t t = 0; t < L && m->cur[k] < m->cnt[k]; t++) {
-            int64_t i = m->list[k * n + m->cur[k]++];
+            /* a label's coordinates lie L apart in the blocks: fetch ahead what the step
+             * M3L_AHEAD later reads (its row's features, coefficient and sign) */
+            if (m->cur[k] + M3L_AHEAD < m->cnt[k]) {
+                int64_t a = next[m->cur[k] + M3L_AHEAD], p = ds->x.ptr[a];
+                __builtin_prefetch(ds->x.col + p, 0, 1);
+                __builtin_prefetch(ds->x.val + p, 0, 1);
+                __builtin_prefetch(d->c + d->off[a] + k, 1, 1);
+                __builtin_prefetch(m->sign + d->off[a] + k, 0, 1);
+            }
+            int64_t i = next[m->cur[k]++];
             double v = strux_dataset_weight(ds, i), score;
             strux_model_scores(d->wl, &ds->x, i, k, 1, &score);
             double delta =

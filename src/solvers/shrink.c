@@ -37,6 +37,20 @@ static void open_label(strux_shrink *sh, const int64_t *off, int64_t n_local, in
     sh->full[k] = 1;
 }
 
+/* The labels that wait: those at a finer level than the coarsest of the labels still going,
+ * unless a full pass of theirs is due (shrink.h). */
+static void update_wait(strux_shrink *sh)
+{
+    double top = 0;
+    for (int32_t k = 0; k < sh->L; k++)
+        if (!sh->stopped[k]) top = fmax(top, sh->eps[k]);
+    sh->n_wait = 0;
+    for (int32_t k = 0; k < sh->L; k++) {
+        sh->wait[k] = sh->on && !sh->stopped[k] && !sh->full[k] && sh->eps[k] < top;
+        sh->n_wait += sh->wait[k];
+    }
+}
+
 static void clear_ranges(strux_shrink *sh)
 {
     for (int32_t k = 0; k < sh->L; k++) {
@@ -52,6 +66,7 @@ strux_status strux_shrink_init(strux_shrink *sh, int32_t L, int64_t n_coord, int
     STRUX_TRY(strux_alloc_array(&sh->out, n_words(n_coord) + 1, sizeof *sh->out));
     STRUX_TRY(strux_alloc_array(&sh->full, n, sizeof *sh->full));
     STRUX_TRY(strux_alloc_array(&sh->stopped, n, sizeof *sh->stopped));
+    STRUX_TRY(strux_alloc_array(&sh->wait, n, sizeof *sh->wait));
     STRUX_TRY(strux_alloc_array(&sh->th_max, n, sizeof *sh->th_max));
     STRUX_TRY(strux_alloc_array(&sh->th_min, n, sizeof *sh->th_min));
     STRUX_TRY(strux_alloc_array(&sh->pg_max, n, sizeof *sh->pg_max));
@@ -71,7 +86,9 @@ void strux_shrink_reset(strux_shrink *sh)
         sh->full[k] = 1;
         sh->stopped[k] = 0;
         sh->eps[k] = SHRINK_EPS;
+        sh->wait[k] = 0;
     }
+    sh->n_wait = 0;
     sh->pg_abs = INFINITY;
     sh->all_full = 0;
     clear_ranges(sh);
@@ -82,6 +99,7 @@ void strux_shrink_free(strux_shrink *sh)
     strux_free(&sh->out);
     strux_free(&sh->full);
     strux_free(&sh->stopped);
+    strux_free(&sh->wait);
     strux_free(&sh->th_max);
     strux_free(&sh->th_min);
     strux_free(&sh->pg_max);
@@ -107,7 +125,7 @@ strux_status strux_shrink_epoch_done(strux_shrink *sh, strux_comm *comm, const i
         sh->all_full &= sh->full[k] && !sh->stopped[k];
     }
     for (int32_t l = 0; l < L && sh->on; l++) {
-        if (sh->stopped[l]) continue;
+        if (sh->stopped[l] || sh->wait[l]) continue;
         double hi = up[l], lo = -down[l];
         if (cpl) {
             hi = -INFINITY;
@@ -136,6 +154,7 @@ strux_status strux_shrink_epoch_done(strux_shrink *sh, strux_comm *comm, const i
         sh->th_min[l] = lo < 0 ? lo : -INFINITY;
         sh->full[l] = 0;
     }
+    update_wait(sh);
     clear_ranges(sh);
     return STRUX_OK;
 }
@@ -146,6 +165,7 @@ int strux_shrink_pg_tol(strux_shrink *sh, const int64_t *off, int64_t n_local, d
     if (sh->all_full) return 1;
     for (int32_t l = 0; l < sh->L; l++)
         if (!sh->stopped[l]) open_label(sh, off, n_local, l);
+    update_wait(sh);
     return 0;
 }
 
@@ -183,7 +203,9 @@ strux_status strux_shrink_load_global(strux_shrink *sh, strux_blob *b)
     for (int k = 0; k < 5; k++)
         STRUX_TRY(strux_blob_get(b, v[k], n, "shrinking levels and ranges"));
     STRUX_TRY(strux_blob_get(b, sh->full, (size_t)sh->L, "shrinking label states"));
-    return strux_blob_get(b, sh->stopped, (size_t)sh->L, "shrinking label states");
+    STRUX_TRY(strux_blob_get(b, sh->stopped, (size_t)sh->L, "shrinking label states"));
+    update_wait(sh);
+    return STRUX_OK;
 }
 
 /* The flags of examples [i0, i1), one byte per coordinate, through a buffer on the stack. */

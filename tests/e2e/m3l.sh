@@ -69,8 +69,8 @@ grep -q "R = I: 1-vs-All" "$WORK/m0.err" || "$STRUX" train configs/yeast.ini --s
     --set solver.epochs=1 --set output.model="$WORK/log.h5" 2>&1 | grep -q "R = I: 1-vs-All"
 ok $? "the log names the prior R = I as 1-vs-All"
 
-train sd1 "${YC[@]}" --set solver.type=sdca --set solver.epochs=100
-train m1 "${YC[@]}" --set solver.type=m3l --set solver.epochs=100
+train sd1 "${YC[@]}" --set solver.type=sdca --set solver.epochs=200
+train m1 "${YC[@]}" --set solver.type=m3l --set solver.epochs=200
 $PY - "$WORK/sd1.jsonl" "$WORK/m1.jsonl" <<'PY'
 import json, sys
 a, b = ([json.loads(l) for l in open(p)][-1] for p in sys.argv[1:])

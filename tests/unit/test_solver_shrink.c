@@ -9,6 +9,9 @@
  *     them back and a full pass; a full pass that closes moves it tenfold finer; at 1e-12 an
  *     independent label stops (every coordinate out) and a coupled one (|R|) goes on; a label
  *     with nothing active counts as closed; the coupled thresholds are the |R|-weighted extremes;
+ *   - the levels in step: a label at a finer level than another waits, out of the passes with its
+ *     flags and thresholds kept, and goes on from them once the coarser labels have closed; a
+ *     full pass due is never held; the verification pass of pg_tol and a checkpoint's state;
  *   - m3l's measures (m3l.pg_tol, m3l.block_switch): over random epochs of a coupled problem the
  *     epoch's largest |projected gradient| equals a direct computation over the coordinates that
  *     stayed in; a stop at pg_tol comes only after a pass in which every coordinate took part and
@@ -144,8 +147,11 @@ static void test_epoch_end_per_label(void **state)
     assert_false(sh.full[0]);
     assert_close(sh.th_max[0], 0.03, 0);
     /* at the last level a full pass that closes stops an independent label: every coordinate of
-     * it out, no longer in the ranges */
-    sh.eps[0] = 1e-12;
+     * it out, no longer in the ranges (every label at that level, so none waits) */
+    for (int32_t k = 0; k < L; k++) {
+        sh.eps[k] = 1e-12;
+        sh.wait[k] = 0;
+    }
     sh.full[0] = 1;
     double lo4[3] = {0, -0.5, -0.2}, hi4[3] = {0, 0.5, 0.2};
     end_epoch(&sh, off, n, lo4, hi4, NULL);
@@ -161,6 +167,75 @@ static void test_epoch_end_per_label(void **state)
     for (int32_t k = 0; k < L; k++)
         assert_true(!sh.stopped[k] && sh.full[k] && sh.eps[k] == 0.1);
     assert_int_equal(strux_shrink_active(&sh, 0, (int32_t)off[n], (int32_t[15]){0}), 15);
+    strux_shrink_free(&sh);
+}
+
+/* The levels in step (shrink.h): a label that closed a level waits, out of the passes with its
+ * flags and thresholds kept, until every label has closed that level; a label due for a full
+ * pass does not wait; the pg_tol verification pass takes the waiting labels too; the waits
+ * follow from the checkpointed state. */
+static void test_levels_in_step(void **state)
+{
+    (void)state;
+    const int64_t n = 4, L = 3, off[5] = {0, 3, 6, 9, 12};
+    strux_shrink sh;
+    assert_strux_ok(strux_shrink_init(&sh, (int32_t)L, off[n], 1));
+    int32_t rows[3];
+    /* the first (full) pass closes label 0 only: it goes to 0.01 and waits */
+    double lo1[3] = {-0.02, -0.3, -0.3}, hi1[3] = {0.03, 0.3, 0.3};
+    end_epoch(&sh, off, n, lo1, hi1, NULL);
+    assert_true(sh.wait[0] && !sh.wait[1] && !sh.wait[2] && sh.n_wait == 1);
+    assert_close(sh.eps[0], 0.01, 1e-15);
+    set_bit(&sh, off[2] + 0, 1); /* a flag of its own from before: kept while it waits */
+    for (int64_t i = 0; i < n; i++) {
+        assert_int_equal(strux_shrink_active(&sh, off[i], 3, rows), 2);
+        assert_true(rows[0] == 1 && rows[1] == 2);
+    }
+    /* label 1 closes over its active coordinates: its full pass is due, label 0 still waits */
+    set_bit(&sh, off[1] + 1, 1);
+    double lo2[3] = {NAN, -0.04, -0.2}, hi2[3] = {NAN, 0.05, 0.2};
+    end_epoch(&sh, off, n, lo2, hi2, NULL);
+    assert_true(sh.full[1] && !sh.wait[1] && sh.wait[0]);
+    assert_false(bit(&sh, off[1] + 1));
+    assert_close(sh.th_max[0], 0.03, 0); /* a waiting label's thresholds stand */
+    /* label 1's full pass closes (it waits too), label 2 closes over its active ones */
+    double lo3[3] = {NAN, -0.04, -0.05}, hi3[3] = {NAN, 0.05, 0.04};
+    end_epoch(&sh, off, n, lo3, hi3, NULL);
+    assert_true(sh.wait[0] && sh.wait[1] && !sh.wait[2] && sh.full[2] && sh.n_wait == 2);
+    assert_int_equal(strux_shrink_active(&sh, off[3], 3, rows), 1);
+    /* label 2's full pass closes the level: every label at 0.01, none waits, label 0 goes on
+     * from its own state */
+    double lo4[3] = {NAN, NAN, -0.01}, hi4[3] = {NAN, NAN, 0.02};
+    end_epoch(&sh, off, n, lo4, hi4, NULL);
+    assert_int_equal(sh.n_wait, 0);
+    for (int32_t k = 0; k < L; k++)
+        assert_true(!sh.wait[k] && !sh.full[k] && fabs(sh.eps[k] - 0.01) < 1e-15);
+    assert_true(bit(&sh, off[2] + 0));
+    assert_close(sh.th_max[0], 0.03, 0);
+    assert_close(sh.th_min[0], -0.02, 0);
+    assert_int_equal(strux_shrink_active(&sh, off[2], 3, rows), 2);
+    /* label 1 closes again and waits; the state saved and loaded gives the same waits */
+    double lo5[3] = {-0.3, -0.001, -0.3}, hi5[3] = {0.3, 0.002, 0.3};
+    sh.full[1] = 1;
+    end_epoch(&sh, off, n, lo5, hi5, NULL);
+    assert_true(sh.wait[1] && sh.n_wait == 1);
+    strux_shrink b;
+    assert_strux_ok(strux_shrink_init(&b, (int32_t)L, off[n], 1));
+    strux_blob glob = {0};
+    assert_strux_ok(strux_shrink_save_global(&sh, &glob));
+    glob.pos = 0;
+    assert_strux_ok(strux_shrink_load_global(&b, &glob));
+    strux_blob_free(&glob);
+    assert_memory_equal(b.wait, sh.wait, (size_t)L);
+    assert_int_equal(b.n_wait, 1);
+    strux_shrink_free(&b);
+    /* within pg_tol with label 1 waiting: every label's verification pass, none waits */
+    sh.pg_abs = 1e-4;
+    assert_int_equal(strux_shrink_pg_tol(&sh, off, n, 1e-3), 0);
+    assert_int_equal(sh.n_wait, 0);
+    for (int32_t k = 0; k < L; k++)
+        assert_true(sh.full[k] && !sh.wait[k]);
+    assert_int_equal(strux_shrink_active(&sh, 0, (int32_t)off[n], (int32_t[12]){0}), 12);
     strux_shrink_free(&sh);
 }
 
@@ -422,7 +497,8 @@ int main(int argc, char **argv)
     if (strux_comm_init(&argc, &argv, &comm) != STRUX_OK) return 1;
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_active_coordinates),  cmocka_unit_test(test_coordinate_rule),
-        cmocka_unit_test(test_epoch_end_per_label), cmocka_unit_test(test_epoch_end_coupled),
+        cmocka_unit_test(test_epoch_end_per_label), cmocka_unit_test(test_levels_in_step),
+        cmocka_unit_test(test_epoch_end_coupled),
         cmocka_unit_test(test_pg_tol),              cmocka_unit_test(test_state_round_trip),
         cmocka_unit_test(test_sparse_lists),
     };
