@@ -11,7 +11,11 @@
  *      count times an inverse-popularity weight), unit L2 norm; its scores s_k = w*_k·x;
  *   4. calibration: label frequencies p_k ∝ (k + 1)^-1, capped at 1/2, with Σ p_k =
  *      labels_per_row; noise σ_k = noise · std(s_k); threshold τ_k at the (1 − p_k) quantile of
- *      s_k + σ_k ε over a fixed sample of rows of their own stream;
+ *      s_k + σ_k ε over a fixed sample of S rows of their own stream; a label too rare for that
+ *      sample (p_k·S < CALIB_TAIL, as with thousands of labels, where the quantile would be the
+ *      sample's maximum and the label on in about 1/S of the rows) takes the quantile of
+ *      s_k + σ_k ε over a longer run of the same stream, the noise integrated out
+ *      (calibrate_tail);
  *   5. the requested rows: label k is on iff s_k + σ_k ε_k > τ_k.
  * Every draw comes from strux_rng keyed by (seed, purpose, index): the rank for the model, the
  * global row for features and noise, the sample row for calibration; never by the requested
@@ -31,6 +35,9 @@
 #define CALIB_ENTRIES (1 << 23) /* sample scores held during calibration: 64 MB of doubles */
 #define CALIB_ROWS_MIN 1024     /* the sample has CALIB_ENTRIES / L rows within these bounds */
 #define CALIB_ROWS_MAX 32768
+#define CALIB_TAIL 8              /* sample rows above a label's quantile, at least */
+#define CALIB_TAIL_ROWS (1 << 21) /* the rare labels' run of calibration rows, at most */
+#define TAIL_Z 40.0 /* Φ̄(40) underflows: the bracket of a rare label's τ, in units of σ */
 #define BISECT_STEPS 64     /* of the frequency scale c: halves its bracket to double precision */
 
 /* One purpose per RNG stream, so that e.g. the noise level does not move the features. */
@@ -200,6 +207,131 @@ static int cmp_desc(const void *a, const void *b)
     return (x < y) - (x > y);
 }
 
+/* A min-heap of doubles: h[0] the least. */
+static void heap_push(double *h, int64_t *n, double x)
+{
+    int64_t i = (*n)++;
+    for (; i > 0 && h[(i - 1) / 2] > x; i = (i - 1) / 2)
+        h[i] = h[(i - 1) / 2];
+    h[i] = x;
+}
+
+static void heap_replace_min(double *h, int64_t n, double x)
+{
+    int64_t i = 0;
+    for (;;) {
+        int64_t c = 2 * i + 1;
+        if (c >= n) break;
+        if (c + 1 < n && h[c + 1] < h[c]) c++;
+        if (h[c] >= x) break;
+        h[i] = h[c];
+        i = c;
+    }
+    h[i] = x;
+}
+
+/* P(s + σε > τ) for a standard normal ε (σ = 0: the indicator of s > τ). */
+static double exceed(double s, double sigma, double tau)
+{
+    return sigma > 0 ? 0.5 * erfc((tau - s) / (sigma * M_SQRT2)) : (double)(s > tau);
+}
+
+/* τ_k of the labels too rare for calibrate's sample (rare[k]), from rows 0 .. S_t − 1 of the
+ * calibration feature stream, S_t = min(CALIB_TAIL_ROWS, CALIB_TAIL/min p_k): a row is scored
+ * only for the labels its keywords reach (O(nnz·fan), not O(L)), and each label keeps its H_k =
+ * 2·m_k + CALIB_TAIL largest positive scores in a min-heap, m_k = p_k·S_t rounded (about
+ * 2·labels_per_row·S_t values in all), and the count of its other rows. τ_k solves
+ *     (1/S_t)·[Σ_heap Φ̄((τ − s)/σ_k) + n_low·Φ̄((τ − s_low)/σ_k) + n_0·Φ̄(τ/σ_k)] = p_k
+ * by bisection, with the noise integrated out: n_low positive scores below the heap counted at
+ * its least s_low (an upper bound: τ errs high), the n_0 rows at or below 0 at 0 (their noise
+ * matters where the label's positive scores are small against σ_k). */
+static strux_status calibrate_tail(synth *s, const double *p, const unsigned char *rare,
+                                   int32_t *col, float *val)
+{
+    int64_t L = s->n_labels, S_t = 0, total = 0;
+    for (int64_t k = 0; k < L; k++)
+        if (rare[k]) {
+            double need = fmin((double)CALIB_TAIL_ROWS, ceil((double)CALIB_TAIL / p[k]));
+            S_t = (int64_t)need > S_t ? (int64_t)need : S_t;
+        }
+    int64_t *start = NULL, *len = NULL, *n_pos = NULL;
+    int32_t *hit = NULL; /* a row's labels reached, in order */
+    unsigned char *seen = NULL;
+    double *heap = NULL;
+    strux_status st = STRUX_OK;
+    STRUX_TRY_GOTO(st, strux_alloc_array(&start, (size_t)L + 1, sizeof *start), done);
+    STRUX_TRY_GOTO(st, strux_alloc_array(&len, (size_t)L, sizeof *len), done);
+    STRUX_TRY_GOTO(st, strux_alloc_array(&n_pos, (size_t)L, sizeof *n_pos), done);
+    STRUX_TRY_GOTO(st, strux_alloc_array(&hit, (size_t)s->nnz * (size_t)s->fan, sizeof *hit), done);
+    STRUX_TRY_GOTO(st, strux_alloc_array(&seen, (size_t)L, sizeof *seen), done);
+    for (int64_t k = 0; k < L; k++) {
+        start[k] = total;
+        if (rare[k]) total += 2 * llround(p[k] * (double)S_t) + CALIB_TAIL;
+    }
+    start[L] = total;
+    STRUX_TRY_GOTO(st, strux_alloc_array(&heap, (size_t)total + 1, sizeof *heap), done);
+    for (int64_t k = 0; k < L; k++)
+        s->score[k] = 0;
+    for (int64_t i = 0; i < S_t; i++) {
+        draw_row(s, STREAM_CALIB_FEATURES, i, col, val);
+        int32_t n_hit = 0;
+        for (int32_t q = 0; q < s->nnz; q++) {
+            int64_t rank = (int64_t)(s->key[q] & 0xffffffffu);
+            if (rank >= s->n_planted) continue;
+            const strux_planted *pl = s->plant + rank * s->fan;
+            for (int32_t f = 0; f < s->fan; f++) {
+                int32_t k = pl[f].k;
+                if (!rare[k]) continue;
+                if (!seen[k]) {
+                    seen[k] = 1;
+                    hit[n_hit++] = k;
+                }
+                s->score[k] += (double)val[q] * pl[f].w;
+            }
+        }
+        for (int32_t h = 0; h < n_hit; h++) {
+            int32_t k = hit[h];
+            double x = s->score[k], *hk = heap + start[k];
+            int64_t cap = start[k + 1] - start[k];
+            n_pos[k] += x > 0;
+            if (x > 0 && len[k] < cap)
+                heap_push(hk, &len[k], x);
+            else if (x > 0 && x > hk[0])
+                heap_replace_min(hk, cap, x);
+            s->score[k] = 0;
+            seen[k] = 0;
+        }
+    }
+    for (int64_t k = 0; k < L; k++) {
+        if (!rare[k]) continue;
+        const double *hk = heap + start[k];
+        double sig = s->sigma[k], low = len[k] ? hk[0] : 0, top = 0;
+        double n_low = (double)(n_pos[k] - len[k]), n_0 = (double)(S_t - n_pos[k]);
+        for (int64_t j = 0; j < len[k]; j++)
+            top = fmax(top, hk[j]);
+        double lo = -TAIL_Z * sig, hi = top + TAIL_Z * sig, want = p[k] * (double)S_t;
+        for (int t = 0; t < BISECT_STEPS; t++) {
+            double tau = 0.5 * (lo + hi), sum = n_low * exceed(low, sig, tau);
+            sum += n_0 * exceed(0, sig, tau);
+            for (int64_t j = 0; j < len[k]; j++)
+                sum += exceed(hk[j], sig, tau);
+            if (sum > want)
+                lo = tau;
+            else
+                hi = tau;
+        }
+        s->tau[k] = hi;
+    }
+done:
+    strux_free(&start);
+    strux_free(&len);
+    strux_free(&n_pos);
+    strux_free(&hit);
+    strux_free(&seen);
+    strux_free(&heap);
+    return st;
+}
+
 /* σ_k and τ_k from a sample of rows of the calibration streams. A label whose sample scores tie
  * at the threshold (noise 0 and few columns touching it) comes out rarer than p_k. */
 static strux_status calibrate(synth *s, double labels_per_row)
@@ -208,11 +340,13 @@ static strux_status calibrate(synth *s, double labels_per_row)
     int64_t S = CALIB_ENTRIES / L;
     S = S < CALIB_ROWS_MIN ? CALIB_ROWS_MIN : S > CALIB_ROWS_MAX ? CALIB_ROWS_MAX : S;
     double *v = NULL, *p = NULL; /* v: sample scores, label-major: v[k·S + i] */
+    unsigned char *rare = NULL;  /* L: τ_k from calibrate_tail */
     int32_t *col = NULL;
     float *val = NULL;
     strux_status st = STRUX_OK;
     STRUX_TRY_GOTO(st, strux_alloc_array(&v, (size_t)(S * L), sizeof *v), done);
     STRUX_TRY_GOTO(st, strux_alloc_array(&p, (size_t)L, sizeof *p), done);
+    STRUX_TRY_GOTO(st, strux_alloc_array(&rare, (size_t)L, sizeof *rare), done);
     STRUX_TRY_GOTO(st, strux_alloc_array(&col, (size_t)s->nnz, sizeof *col), done);
     STRUX_TRY_GOTO(st, strux_alloc_array(&val, (size_t)s->nnz, sizeof *val), done);
     label_frequencies(s->n_labels, labels_per_row, p);
@@ -237,15 +371,20 @@ static strux_status calibrate(synth *s, double labels_per_row)
             for (int64_t k = 0; k < L; k++)
                 v[k * S + i] += s->sigma[k] * s->z[k];
         }
+    int n_rare = 0;
     for (int64_t k = 0; k < L; k++) {
         double *vk = v + k * S;
         qsort(vk, (size_t)S, sizeof *vk, cmp_desc);
         int64_t m = llround(p[k] * (double)S); /* ≤ S/2: vk[m] exists */
         s->tau[k] = m == 0 ? vk[0] : 0.5 * (vk[m - 1] + vk[m]);
+        rare[k] = p[k] * (double)S < CALIB_TAIL;
+        n_rare += rare[k];
     }
+    if (n_rare) STRUX_TRY_GOTO(st, calibrate_tail(s, p, rare, col, val), done);
 done:
     strux_free(&v);
     strux_free(&p);
+    strux_free(&rare);
     strux_free(&col);
     strux_free(&val);
     return st;
