@@ -9,7 +9,8 @@
 #      it (a certificate every CERT epochs), then a run of that many epochs without certificates,
 #      whose training seconds up to the epoch before the last plus that epoch's mean (the last
 #      epoch carries the closing certificate) are reported; m3l runs with M3L_ARGS (default:
-#      model.layout = label_major, m3l.block_switch = 1e6: label blocks from the second epoch);
+#      model.layout = label_major, example blocks; `--set m3l.block_switch=1e6` adds label
+#      blocks from the second epoch);
 #      and an empirical (dense) R's seconds per pass against R = I's (EPOCHS_R epochs);
 #  (2) solver.type = m3l_kernel, rbf kernel (γ = 1/features), against svm-train per label summed
 #      (wall time; `-s 0 -t 2 -g γ -c 1/(λn) -e EPS_K -m CACHE`; LIBSVM's bias makes its problem
@@ -36,7 +37,7 @@ SETS1=${SETS1:-medical enron bibtex}
 SETS2=${SETS2:-scene medical enron bibtex}
 AWA_N=${AWA_N:-2000 5000 10000}
 AWA_NP=${AWA_NP:-5000}
-M3L_ARGS=${M3L_ARGS:---set model.layout=label_major --set m3l.block_switch=1e6}
+M3L_ARGS=${M3L_ARGS:---set model.layout=label_major}
 PARTS=${*:-1 2 3}
 W=$(mktemp -d)
 trap 'rm -rf "$W"' EXIT

@@ -24,12 +24,13 @@ SHRINKS=${SHRINKS:-0 0.5}
 W=$(mktemp -d)
 trap 'rm -rf "$W"' EXIT
 
-# run TRAIN TEST TOL [--set ...]: the JSON scores of TEST after training on TRAIN
+# run TRAIN TEST TOL [--set ...]: the JSON scores of TEST after training on TRAIN (the set's
+# label count and dimension SHAPE given: a subset may lack the largest ids)
 run() {
     local train=$1 test=$2 tol=$3
     shift 3
     "$STRUX" train configs/yeast.ini --quiet --set data.train="$train" --set data.test="$test" \
-        --set data.label_names= --set data.scale=maxabs --set data.bias=1 \
+        --set data.label_names= $SHAPE --set data.scale=maxabs --set data.bias=1 \
         --set solver.type=m3l --set solver.tol="$tol" --set solver.epochs=3000 \
         --set solver.certify_every=5 --set solver.sync_every=0 --set output.eval_every=0 \
         --set output.model="$W/m.h5" --set output.metrics= "$@" 2>/dev/null | tail -n 1
@@ -89,6 +90,17 @@ PY
 declare -A NAME=([identity]="I (1-vs-All)" [moment]="empirical moment"
     [cooccurrence]="empirical cooccurrence" [correlation]="empirical correlation")
 for set in $SETS; do
+    SHAPE=$($PY - "$DATA/$set/${set}_train.svm.gz" "$DATA/$set/${set}_test.svm.gz" <<'PY'
+import gzip, sys
+L = D = 0
+for path in sys.argv[1:]:
+    for line in gzip.open(path, "rt"):
+        lab, _, feats = line.partition(" ")
+        L = max([L] + [int(t) + 1 for t in lab.split(",") if t])
+        D = max([D] + [int(f.split(":")[0]) for f in feats.split()])
+print(f"--set data.n_labels={L} --set data.dim={D}")
+PY
+)
     stats=$(split "$set")
     echo "### $set"
     echo
