@@ -165,7 +165,7 @@ static double coord_step(dual_data *d, m3l_data *m, int64_t i, int32_t k, double
                          double lambda_n, double sx, double v)
 {
     int64_t c = d->off[i] + k;
-    double sk = m->sign[c], alpha = -d->c[c] * sk * lambda_n;
+    double sk = m->sign[c], alpha = strux_box_alpha(d->c[c], sk, lambda_n);
     double grad = 1 + sk * score; /* W/v·∂D/∂α_ik; LIBLINEAR's G is −grad */
     if (strux_shrink_test(&m->sh, k, c, alpha, -grad)) return 0;
     double a_new = alpha + lambda_n * grad / (sx * m->prior.R[(int64_t)k * m->L + k]);

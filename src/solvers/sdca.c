@@ -171,7 +171,7 @@ static strux_status part_visit(strux_solver *s, dual_data *d, sdca_data *m, int6
             }
             alpha = a_at < a_len && a_idx[a_at] == k ? a_val[a_at++] : 0.0;
         } else {
-            alpha = -ci[k] * sk * lambda_n;
+            alpha = strux_box_alpha(ci[k], sk, lambda_n);
         }
         double grad = 1 + sk * m->scores[q]; /* n·∂D/∂α_ik; LIBLINEAR's G is −grad */
         double a_new = alpha;

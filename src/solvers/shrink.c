@@ -37,8 +37,9 @@ static void open_label(strux_shrink *sh, const int64_t *off, int64_t n_local, in
     sh->full[k] = 1;
 }
 
-/* The labels that wait: those at a finer level than the coarsest of the labels still going,
- * unless a full pass of theirs is due (shrink.h). */
+/* The labels that wait: those more than one level finer than the coarsest of the labels still
+ * going, unless a full pass of theirs is due (shrink.h). Levels come from the same divisions, so
+ * top / SHRINK_STEP equals the next level exactly. */
 static void update_wait(strux_shrink *sh)
 {
     double top = 0;
@@ -46,7 +47,7 @@ static void update_wait(strux_shrink *sh)
         if (!sh->stopped[k]) top = fmax(top, sh->eps[k]);
     sh->n_wait = 0;
     for (int32_t k = 0; k < sh->L; k++) {
-        sh->wait[k] = sh->on && !sh->stopped[k] && !sh->full[k] && sh->eps[k] < top;
+        sh->wait[k] = sh->on && !sh->stopped[k] && !sh->full[k] && sh->eps[k] < top / SHRINK_STEP;
         sh->n_wait += sh->wait[k];
     }
 }

@@ -18,11 +18,13 @@
  * SHRINK_EPS_MIN (shrink.c), where an independent label stops for good: nothing else moves its
  * part of the dual. Labels coupled through a prior (m3l)
  * never stop, since the others' steps move their gradients. The levels are kept in step: a label
- * already at a finer level than another label that is still going waits (takes no part in the
+ * more than one level finer than another label that is still going waits (takes no part in the
  * passes, its flags and thresholds kept) until every label has closed the coarsest level, so the
  * passes go to the labels furthest from their stop, as LIBLINEAR's 1-vs-All at one -e spends
  * nothing on a label that has stopped (on enron, m3l with R = I reached LIBLINEAR's objective in
- * 6.0M coordinate steps instead of 18.8M; LIBLINEAR took 7.7M).
+ * about a third of the coordinate steps). One level of lead is allowed because every epoch has a
+ * cost of its own (a certificate, a sync): with none, one slow label made the epochs many and
+ * short (yeast's sdca to a 1e-4 gap: 57 epochs without waiting, 136 with no lead, 65 with one).
  * For m3l also (specs/m3l.md §3.6): the epoch's largest |projected gradient| over every rank
  * (m3l.block_switch) and whether every coordinate took part (a full pass of every label), from
  * which strux_shrink_pg_tol stops at m3l.pg_tol or sends every label into a full pass to verify;
@@ -33,6 +35,7 @@
 
 #include "solver_impl.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdint.h>
 
@@ -43,7 +46,7 @@ typedef struct strux_shrink {
     uint64_t *out;           /* bit q: coordinate q sits out (shrunk, or its label stopped) */
     unsigned char *full;     /* per label: 1 while its pass is a full one (nothing shrinks) */
     unsigned char *stopped;  /* per label: 1 once it has stopped for good */
-    unsigned char *wait;     /* per label: 1 while it waits at a finer level than another's */
+    unsigned char *wait;     /* per label: 1 while it waits, two levels finer than another */
     int32_t n_wait;          /* labels waiting */
     double *th_max, *th_min; /* per label: this epoch's thresholds on G (±∞: none) */
     double *pg_max, *pg_min; /* per label: this epoch's range of projected gradients */
@@ -93,6 +96,18 @@ static inline int32_t strux_shrink_active(const strux_shrink *sh, int64_t q0, in
         n_act = m;
     }
     return n_act;
+}
+
+/* α of a coordinate from its dense block coefficient c = −σ·α/λ_n (sdca's and m3l's dense
+ * blocks, σ = ±1): the product rounds, so a coordinate clipped to a bound can come back a few
+ * ulps off it, where strux_shrink_test would take it for free (its projected gradient then keeps
+ * its label's range open); within 4 ulps it is the bound, as the sparse lists store it. */
+static inline double strux_box_alpha(double c, double sigma, double lambda_n)
+{
+    double a = -c * sigma * lambda_n;
+    if (fabs(a) <= 4 * DBL_EPSILON) return 0;
+    if (fabs(a - 1) <= 4 * DBL_EPSILON) return 1;
+    return a;
 }
 
 /* The test of active coordinate q of label k before its step, with α its value and g = G its
