@@ -122,6 +122,7 @@ typedef struct ml_data {
     const strux_pot *gain_pot;
     uint64_t gain_stamp;
     int32_t *gain_truth;
+    int32_t truth_size; /* labels on in gain_truth */
     ml_node *node; /* 2·ML_BAN_MAX + 3 nodes of the k-best enumeration */
     int32_t *heap; /* node indices, min-heap by cost */
 } ml_data;
@@ -254,6 +255,15 @@ static inline int wedge_admits(const strux_query *q, double h, double g)
     return q->upper_open ? g <= ah - ta : g <= ah + ta;
 }
 
+/* Is (h, g) beyond the upper side even when closed (g > αh + τ; α = ∞ open: h < τ)? The bound
+ * αh + τ does not grow as h falls, so every (h′, g′) with h′ ≤ h and g′ > g is beyond it too. */
+static inline int wedge_above(const strux_query *q, double h, double g)
+{
+    if (isinf(q->alpha)) return q->upper_open && h < ML_WEDGE_TAU;
+    double ah = q->alpha * h;
+    return g > ah + wedge_tol(ah);
+}
+
 /* Constrained λ-oracle by the loss-indexed frontier of §2.4(a): for every error count e the label
  * flipping the e largest gains gain_k = s_k·(1 − 2y_ik) has the largest margin h_e among all
  * labels with e errors, and among these frontier labels F = {y_0..y_m} the answer maximises
@@ -278,20 +288,28 @@ static strux_status ml_oracle_wedge(const strux_task *t, const strux_pot *pot,
         d->gain_pot = pot;
         d->gain_stamp = pot->stamp;
         memcpy(d->gain_truth, truth->y, (size_t)L * sizeof *truth->y);
+        d->truth_size = 0;
+        for (int32_t k = 0; k < L; k++)
+            d->truth_size += truth->y[k] != 0;
     }
-    /* v_e = a·m_e + b·e grows by a·gain_e + b, which (a ≥ 0, gains descending) never grows
-     * again once it is ≤ 0: from there on no e beats v_e, so the scan ends at such an e whose
-     * v_e is no more than the best admitted (ties keep the smaller e) */
-    double m_e = 0, best = -INFINITY;
+    /* The scan ends at the first e after which no e can be the answer, drawing no gain beyond:
+     * (1) once the next gain is ≤ 0, h_e never grows again (gains descend) while g = e does, so
+     * a point beyond the upper side keeps every later point beyond it; (2) v_e = a·m_e + b·e
+     * grows by a·gain_e + b, which (a ≥ 0) never grows again once it is ≤ 0, so from an e whose
+     * v_e is no more than the best admitted no later e beats it (ties keep the smaller e). */
+    double m_e = 0, best = -INFINITY, m_best = 0;
     int32_t e_best = -1;
     for (int32_t e = 0; e <= L; e++) {
         if (e > 0) m_e += gain_at(d, e - 1);
-        double v = q->a * m_e + q->b * e;
-        if (v > best && wedge_admits(q, m_e + q->h_shift, (double)e)) {
+        double h = m_e + q->h_shift, v = q->a * m_e + q->b * e;
+        if (v > best && wedge_admits(q, h, (double)e)) {
             best = v;
             e_best = e;
+            m_best = m_e;
         }
-        if (q->a >= 0 && e < L && v <= best && q->a * gain_at(d, e) + q->b <= 0) break;
+        if (e == L) break;
+        if (wedge_above(q, h, (double)e) && gain_at(d, e) <= 0) break;
+        if (q->a >= 0 && v <= best && q->a * gain_at(d, e) + q->b <= 0) break;
     }
     y->n = L;
     y->n_mu = 0;
@@ -300,9 +318,14 @@ static strux_status ml_oracle_wedge(const strux_task *t, const strux_pot *pot,
         *ans = (strux_answer){0};
         return STRUX_OK;
     }
-    for (int32_t e = 0; e < e_best; e++)
-        y->y[d->gain[e].k] = !truth->y[d->gain[e].k];
-    ml_answer(pot, truth, y, ans);
+    /* the answer's coordinates come from the frontier: m summed in gain order */
+    int32_t size = d->truth_size;
+    for (int32_t e = 0; e < e_best; e++) {
+        int32_t k = d->gain[e].k;
+        y->y[k] = !truth->y[k];
+        size += y->y[k] ? 1 : -1;
+    }
+    *ans = (strux_answer){.found = 1, .m = m_best, .g = e_best, .size = size};
     return STRUX_OK;
 }
 

@@ -293,6 +293,10 @@ static void test_constrained_oracle_frontier(void **state)
                 brute_point(s.t, &s.pot, &s.truth, &s.y, &mm, &g);
                 assert_close(mm, a.m, 1e-12);
                 assert_close(g, a.g, 0);
+                double size = 0;
+                for (int k = 0; k < m; k++)
+                    size += s.y.y[k];
+                assert_close(a.size, size, 0);
             }
             /* the unconstrained wedge (0, ∞) agrees with the plain oracle over all labels */
             strux_query q = strux_query_dir(1, 0.7);
