@@ -25,9 +25,12 @@
 #     blocks against the sparse lists of solver.dual_blocks) and the peak RSS on 50K rows × 2K
 #     features × 1000 labels, where the duals outweigh the model;
 #  4. seconds per SGD epoch of slack rescaling against margin rescaling on yeast and bibtex, runs
-#     alternating WEIGHTS_REPS times, epochs 2..5 of 6 (no certificate but after the last epoch,
-#     which is left out) (target: ≤ 1.5×); with WEIGHTS_CALLGRIND=1 also the instruction counts
-#     of the SGD epochs under valgrind --tool=callgrind, which load does not move.
+#     alternating WEIGHTS_REPS times: each run's mean over epochs 2..E−1 of E = WEIGHTS_SGD_EPOCHS
+#     (40; no certificate but after the last epoch, which is left out: a yeast epoch is a few ms,
+#     so one epoch's time is mostly noise), the median over the runs (target: ≤ 1.5×); with
+#     WEIGHTS_CALLGRIND=1 also the instructions and mispredicted branches of the SGD epochs
+#     under valgrind --tool=callgrind --branch-sim=yes, which load does not move.
+# WEIGHTS_PARTS (default "1 2 3 4") picks the parts to run.
 set -u
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
@@ -50,6 +53,20 @@ for path in sys.argv[3:]:
 print(f"{statistics.median(d):.4f}")
 PY
 }
+# the median over METRICS.jsonl files of each run's mean epoch seconds over epochs FIRST..LAST
+epoch_mean_median() { # FIRST LAST FILES...
+    $PY - "$@" <<'PY'
+import json, statistics, sys
+first, last = int(sys.argv[1]), int(sys.argv[2])
+d = []
+for path in sys.argv[3:]:
+    t = [0.0] + [json.loads(l)["time_s"] for l in open(path)]
+    d.append((t[last] - t[first - 1]) / (last - first + 1))
+print(f"{statistics.median(d):.5f}")
+PY
+}
+PARTS=${WEIGHTS_PARTS:-1 2 3 4}
+has() { case " $PARTS " in *" $1 "*) return 0 ;; esac; return 1; }
 median() { $PY -c "import statistics, sys; print(statistics.median(map(float, sys.argv[1:])))" "$@"; }
 # gen_labels NAME ROWS FEATURES NNZ SEED: a 1000-label synthetic set in $WORK/NAME.h5
 gen_labels() {
@@ -57,6 +74,7 @@ gen_labels() {
         >/dev/null 2>"$WORK/err" || fail
 }
 
+if has 1; then
 echo "### 1. SDCA epoch, $ROWS x 50K x 100 labels, np 1"
 echo
 /usr/bin/time -f "%M" -o "$WORK/rss" "$STRUX" gen "$WORK/syn.h5" --rows "$ROWS" --features 50000 \
@@ -91,7 +109,9 @@ done
 echo
 echo "feature_major / label_major speed (double): $($PY -c "print(f'{$med_label_major_double / $med_feature_major_double:.1f}x')")"
 echo
+fi
 
+if has 2; then
 echo "### 2. Multilabel SDCA against liblinear-train -s 3 per label (λ = 1e-3, $REPS paired runs)"
 echo
 echo "| set | LIBLINEAR s (-e 0.1) | its objective | strux epochs E (no shrinking) | strux s for E epochs | its primal | ratio | CPU s LIBLINEAR / strux | CPU ratio |"
@@ -149,7 +169,9 @@ print(f"| {d} | {float(ll):.2f} | {float(obj):.6f} | {E} ({E_off}) | {float(sx):
 PY
 done
 echo
+fi
 
+if has 3; then
 echo "### 3. Memory, np 1"
 echo
 echo "Peak RSS, 10K x 20K x 1000 labels, 2 SDCA epochs (427 MB before the store; target 0.7x):"
@@ -191,40 +213,47 @@ print(f"| {blocks} | {', '.join(s[0] for s in state)} | {state[-1][1]} of {state
 PY
 done
 echo
+fi
 
+if has 4; then
 echo "### 4. SGD seconds per epoch, slack rescaling against margin rescaling ($REPS paired runs)"
 echo
 echo "| set | margin s/epoch | slack s/epoch | ratio |"
 echo "|---|---|---|---|"
+SGD_E=${WEIGHTS_SGD_EPOCHS:-40}
 SGD=(--set solver.type=sgd --set solver.certify_every=0 --set data.test= --set output.eval_every=0)
 for set in yeast:yeast:yeast_slack bibtex:bibtex_margin:bibtex_slack; do
     IFS=: read -r d margin slack <<<"$set"
     for rep in $(seq "$REPS"); do
         for c in $margin $slack; do
-            "$STRUX" train configs/$c.ini --quiet "${SGD[@]}" --set solver.epochs=6 \
+            "$STRUX" train configs/$c.ini --quiet "${SGD[@]}" --set solver.epochs="$SGD_E" \
                 --set output.model="$WORK/m.h5" --set output.metrics="$WORK/$c$rep.jsonl" \
                 >/dev/null 2>"$WORK/err" || fail
         done
     done
-    m=$(epoch_median 2 5 "$WORK/$margin"*.jsonl)
-    s=$(epoch_median 2 5 "$WORK/$slack"*.jsonl)
+    m=$(epoch_mean_median 2 $((SGD_E - 1)) "$WORK/$margin"*.jsonl)
+    s=$(epoch_mean_median 2 $((SGD_E - 1)) "$WORK/$slack"*.jsonl)
     echo "| $d | $m | $s | $($PY -c "print(f'{$s / $m:.2f}')") |"
 done
 if [ "${WEIGHTS_CALLGRIND:-0}" = 1 ]; then
     echo
-    echo "Instructions of the SGD epochs (callgrind, 2 epochs):"
+    echo "Instructions and mispredicted branches of the SGD epochs (callgrind, 2 epochs):"
     echo
-    echo "| set | margin | slack | ratio |"
-    echo "|---|---|---|---|"
+    echo "| set | margin instructions | slack instructions | ratio | margin mispredicts | slack mispredicts |"
+    echo "|---|---|---|---|---|---|"
     for set in yeast:yeast:yeast_slack bibtex:bibtex_margin:bibtex_slack; do
         IFS=: read -r d margin slack <<<"$set"
         for c in $margin $slack; do
-            valgrind --tool=callgrind --callgrind-out-file="$WORK/cg.out" --toggle-collect=sgd_epoch \
+            valgrind --tool=callgrind --branch-sim=yes --callgrind-out-file="$WORK/cg.out" \
+                --toggle-collect=sgd_epoch \
                 "$STRUX" train configs/$c.ini --quiet "${SGD[@]}" --set solver.epochs=2 \
                 --set output.model="$WORK/m.h5" --set output.metrics= >/dev/null 2>"$WORK/err" || fail
-            eval "ir_$c=$(sed -n 's/.*Collected : \([0-9]*\).*/\1/p' "$WORK/err")"
+            # Collected : Ir Bc Bcm Bi Bim
+            read -r ir bc bcm bi bim <<<"$(sed -n 's/.*Collected : //p' "$WORK/err")"
+            eval "ir_$c=$ir mp_$c=$((bcm + bim))"
         done
-        eval "im=\$ir_$margin is=\$ir_$slack"
-        echo "| $d | $im | $is | $($PY -c "print(f'{$is / $im:.3f}')") |"
+        eval "im=\$ir_$margin is=\$ir_$slack mm=\$mp_$margin ms=\$mp_$slack"
+        echo "| $d | $im | $is | $($PY -c "print(f'{$is / $im:.3f}')") | $mm | $ms |"
     done
+fi
 fi
