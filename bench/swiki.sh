@@ -107,11 +107,13 @@ for model in $MODELS; do
         $PY - "$OUT/${model}_s${SCALE}_np$first.h5" "$OUT/${model}_s${SCALE}_np$np.h5" \
             "$model" "$first" "$np" <<'PY'
 import sys
-import h5py, numpy as np
+import numpy as np
+sys.path.insert(0, "scripts")
+from strux_model import Model, StruxModelError
 a, b, model, n1, n2 = sys.argv[1:]
-try:
-    wa, wb = (np.asarray(h5py.File(p, "r")["weights"][()], dtype=float) for p in (a, b))
-except OSError as e:
+try:  # /weights or /weights_csr (the sparse layout's default)
+    wa, wb = (Model(p).weights for p in (a, b))
+except (OSError, StruxModelError) as e:
     print(f"{model}: no comparison ({e})"); sys.exit(0)
 rel = np.max(np.abs(wa - wb)) / max(np.max(np.abs(wa)), 1e-300)
 print(f"{model}: weights of np {n2} against np {n1}: largest difference {rel:.2e} of the largest weight")

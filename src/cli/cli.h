@@ -36,7 +36,7 @@ typedef struct strux_output_options {
     int64_t checkpoint_every;       /* epochs between checkpoints (0: only on a signal) */
     double checkpoint_minutes;      /* minutes between checkpoints (0: none timed) */
     char precision[STRUX_OPT_STR];  /* double | float: the type of /weights in output.model */
-    char weights[STRUX_OPT_STR];    /* dense | csr: /weights or /weights_csr in output.model */
+    char weights[STRUX_OPT_STR];    /* auto | dense | csr: /weights or /weights_csr in output.model */
 } strux_output_options;
 
 /* [run] section: how the job behaves as a job. */

@@ -103,11 +103,12 @@ static const strux_opt_spec output_specs[] = {
      0, "double|float",
      "the type of /weights in output.model: double, or float (IEEE 32-bit: half the file; "
      "predictions then use the rounded weights). Checkpoints always hold doubles"},
-    {"output.weights", STRUX_OPT_CHOICE, offsetof(strux_output_options, weights), "dense", 0, 0,
-     "dense|csr",
+    {"output.weights", STRUX_OPT_CHOICE, offsetof(strux_output_options, weights), "auto", 0, 0,
+     "auto|dense|csr",
      "how output.model stores the weights: dense (/weights, n_rows x dim) or csr (/weights_csr: "
      "indptr, indices, data of the non-zeros, row scales folded in: nnz x 12 bytes; strux "
-     "inspect, predict and eval load it as a sparse model)"},
+     "inspect, predict and eval load it as a sparse model); auto: csr for a model.layout = "
+     "sparse model, else dense"},
     {NULL},
 };
 

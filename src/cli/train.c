@@ -278,7 +278,10 @@ static strux_status fill_info(train_run *r)
     in->n_ranks = strux_comm_size(r->comm);
     in->precision = strcmp(r->opt.output.precision, "float") == 0 ? STRUX_PRECISION_FLOAT
                                                                   : STRUX_PRECISION_DOUBLE;
-    in->weights_csr = strcmp(r->opt.output.weights, "csr") == 0;
+    const char *wt = r->opt.output.weights; /* auto: as the model is held */
+    in->weights_csr = strcmp(wt, "csr") == 0 ||
+                      (strcmp(wt, "auto") == 0 && r->model &&
+                       strux_model_kind_of(r->model).layout == STRUX_LAYOUT_SPARSE);
     in->seed = r->opt.solver.seed;
     STRUX_TRY(strux_config_format(&r->opt, &in->config));
     if (r->rates) { /* the user-named sections ride along (resume, eval) */

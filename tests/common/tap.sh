@@ -46,5 +46,7 @@ expect_ok() {
     [ $rc -eq 0 ] || head -n 20 "$WORK/err" | diag
 }
 
-# Python with the Debian h5py/numpy (the pyenv python on PATH has neither).
+# Python with the Debian h5py/numpy (the pyenv python on PATH has neither); scripts/ on its path
+# for strux_model.Model (weights read from /weights or /weights_csr alike).
 PY=/usr/bin/python3
+export PYTHONPATH="$PWD/scripts${PYTHONPATH:+:$PYTHONPATH}"

@@ -41,8 +41,9 @@ train() { # train NP NAME ARGS...
 }
 same() { # same A B: bit-identical weights
     $PY - "$WORK/$1.h5" "$WORK/$2.h5" <<'PY'
-import sys, h5py, numpy as np
-a, b = (h5py.File(p, "r")["weights"][:] for p in sys.argv[1:3])
+import sys, numpy as np
+from strux_model import Model
+a, b = (Model(p).weights for p in sys.argv[1:3])
 print(f"# max difference {np.abs(a - b).max():.3g}")
 sys.exit(0 if np.array_equal(a, b) else 1)
 PY
@@ -54,11 +55,12 @@ train 1 plain --set solver.active_sets=false --set model.bias_centre=0
 ok $? "plain per-part sdca trains"
 $PY - "$WORK/d.h5" "$WORK/act.h5" "$WORK/act.jsonl" "$WORK/plain.h5" <<'PY' >"$WORK/cmp"
 import sys, json, h5py, numpy as np
+from strux_model import Model
 d = h5py.File(sys.argv[1], "r")
 ptr, col, val = d["X/indptr"][:], d["X/indices"][:], d["X/data"][:]
 yp, yi = d["Y/indptr"][:], d["Y/indices"][:]
 n, D = len(ptr) - 1, int(d.attrs["dim"])
-W = h5py.File(sys.argv[2], "r")["weights"][:]
+W = Model(sys.argv[2]).weights
 X = np.zeros((n, D + 1))
 for i in range(n):
     X[i, col[ptr[i]:ptr[i + 1]]] = val[ptr[i]:ptr[i + 1]]
@@ -72,7 +74,7 @@ w0[:, D] = -2
 J = 0.5 * 1e-2 * ((W - w0) ** 2).sum() + np.maximum(0, 1 + sig * (X @ W.T)).sum() / n
 rows = [json.loads(l) for l in open(sys.argv[3])]
 last = rows[-1]
-P = h5py.File(sys.argv[4], "r")["weights"][:]
+P = Model(sys.argv[4]).weights
 nz, nzp = np.count_nonzero(W), np.count_nonzero(P)
 print(f"# numpy J {J:.10g}, logged primal {last['primal']:.10g}, gap {last['gap']:.3g} after "
       f"{last['epoch']} epochs; {last['active']:.0f} of {n * W.shape[0]} coordinates active; "

@@ -23,8 +23,9 @@ COMMON=(--quiet --set output.eval_every=0 --set data.test= --set output.metrics=
 compare() { # compare REF.h5 OTHER.h5 REF_PRED OTHER_PRED TOL_W TOL_OBJ MAX_PRED_DIFF
     $PY - "$@" <<'PY'
 import sys, h5py, numpy as np
+from strux_model import Model
 a, b = h5py.File(sys.argv[1], "r"), h5py.File(sys.argv[2], "r")
-wa, wb = a["weights"][:], b["weights"][:]
+wa, wb = Model(a.filename).weights, Model(b.filename).weights
 rel = np.abs(wa - wb).max() / max(np.abs(wa).max(), 1e-300)
 ja, jb = a["training/primal"][-1], b["training/primal"][-1]
 robj = abs(ja - jb) / abs(ja)
@@ -66,8 +67,9 @@ RUN_KINDS=$SPARSE_KINDS run_kinds yeast_sgd 1 configs/yeast.ini "$D/yeast/yeast_
 RUN_KINDS="label_major:double sparse:double" run_kinds bibtex_sdca 1 configs/bibtex_margin.ini \
     "$D/bibtex/bibtex_test.svm.gz" --set solver.epochs=2 --set solver.tol=0
 $PY - "$WORK/bibtex_sdca_label_majordouble.h5" "$WORK/bibtex_sdca_sparsedouble.h5" <<'PY' >"$WORK/cmp"
-import sys, h5py, numpy as np
-a, b = h5py.File(sys.argv[1], "r")["weights"][:], h5py.File(sys.argv[2], "r")["weights"][:]
+import sys, numpy as np
+from strux_model import Model
+a, b = Model(sys.argv[1]).weights, Model(sys.argv[2]).weights
 print(f"# {np.count_nonzero(a)} of {a.size} weights non-zero, max difference {np.abs(a - b).max()}")
 sys.exit(0 if np.array_equal(a, b) else 1)
 PY
@@ -97,9 +99,10 @@ for kind in $KINDS sparse:double; do
     [ $prec = float ] && tw=1e-6
     for np in 2 4; do
         $PY - "$WORK/np1_$lay$prec.h5" "$WORK/np${np}_$lay$prec.h5" $tw <<'PY' >"$WORK/cmp"
-import sys, h5py, numpy as np
-a = h5py.File(sys.argv[1], "r")["weights"][:]
-b = h5py.File(sys.argv[2], "r")["weights"][:]
+import sys, numpy as np
+from strux_model import Model
+a = Model(sys.argv[1]).weights
+b = Model(sys.argv[2]).weights
 rel = np.abs(a - b).max() / np.abs(a).max()
 print(f"# max relative weight difference {rel:.2e}")
 sys.exit(0 if rel <= float(sys.argv[3]) else 1)
@@ -135,8 +138,9 @@ for kind in feature_major:double feature_major:float sparse:double; do
             "$STRUX" train --resume "$WORK/ck.h5" --quiet --set output.model="$WORK/resumed.h5" \
                 --set output.checkpoint="$WORK/ck2.h5" 2>>"$WORK/err" &&
             $PY -c "
-import sys, h5py, numpy as np
-a = h5py.File('$WORK/full.h5', 'r')['weights'][:]; b = h5py.File('$WORK/resumed.h5', 'r')['weights'][:]
+import sys, numpy as np
+from strux_model import Model
+a = Model('$WORK/full.h5').weights; b = Model('$WORK/resumed.h5').weights
 print('# max difference', np.abs(a - b).max())
 sys.exit(0 if np.array_equal(a, b) else 1)" >>"$WORK/err"
         ok $? "$s $lay $prec: a resumed run ends bit-identical to the uninterrupted one"

@@ -33,8 +33,9 @@ train() { # train NP NAME ARGS...
 }
 same() { # same A B: bit-identical weights
     $PY - "$WORK/$1.h5" "$WORK/$2.h5" <<'PY'
-import sys, h5py, numpy as np
-a, b = (h5py.File(p, "r")["weights"][:] for p in sys.argv[1:3])
+import sys, numpy as np
+from strux_model import Model
+a, b = (Model(p).weights for p in sys.argv[1:3])
 print(f"# max difference {np.abs(a - b).max():.3g}")
 sys.exit(0 if np.array_equal(a, b) else 1)
 PY

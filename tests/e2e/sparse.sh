@@ -32,8 +32,9 @@ for s in sdca sgd; do
         ok $? "$s trains with model.layout = $lay"
     done
     $PY - "$WORK/${s}_label_major.h5" "$WORK/${s}_sparse.h5" <<'PY' >"$WORK/cmp"
-import sys, h5py, numpy as np
-a, b = h5py.File(sys.argv[1], "r")["weights"][:], h5py.File(sys.argv[2], "r")["weights"][:]
+import sys, numpy as np
+from strux_model import Model
+a, b = Model(sys.argv[1]).weights, Model(sys.argv[2]).weights
 print(f"# {np.count_nonzero(a)} of {a.size} weights non-zero; max difference {np.abs(a - b).max()}")
 sys.exit(0 if np.array_equal(a, b) else 1)
 PY
@@ -49,8 +50,9 @@ done
 "$STRUX" inspect "$WORK/sdca_sparse.h5" >"$WORK/inspect" 2>&1
 ok $? "inspect reads the model"
 $PY - "$WORK/sdca_sparse.h5" "$WORK/inspect" <<'PY' >"$WORK/cmp"
-import sys, re, h5py, numpy as np
-w = h5py.File(sys.argv[1], "r")["weights"][:]
+import sys, numpy as np
+from strux_model import Model
+w = Model(sys.argv[1]).weights
 per = np.count_nonzero(w, axis=1)
 want = (f"non-zeros    {per.sum()} of {w.size} row weights ({100 * per.sum() / w.size:.2f}%); "
         f"per row min {per.min()}, median {np.median(per):g}, max {per.max()}")
@@ -69,8 +71,9 @@ for lay in label_major sparse; do
     grep -qE "model.prune = 0.002 dropped [1-9][0-9]* of" "$WORK/err"
     ok $? "$lay: the log says how many weights were dropped"
     $PY - "$WORK/sdca_label_major.h5" "$WORK/pruned_$lay.h5" <<'PY' >"$WORK/cmp"
-import sys, h5py, numpy as np
-a, b = h5py.File(sys.argv[1], "r")["weights"][:], h5py.File(sys.argv[2], "r")["weights"][:]
+import sys, numpy as np
+from strux_model import Model
+a, b = Model(sys.argv[1]).weights, Model(sys.argv[2]).weights
 want = np.where(np.abs(a) < 0.002, 0.0, a)
 print(f"# {np.count_nonzero(a)} -> {np.count_nonzero(b)} non-zeros")
 sys.exit(0 if np.array_equal(want, b) and np.count_nonzero(b) < np.count_nonzero(a) else 1)
@@ -94,8 +97,9 @@ for np in 2 4; do
     $PY - "$WORK/np1_sparse.h5" "$WORK/np${np}_sparse.h5" "$WORK/np${np}_label_major.h5" \
         <<'PY' >"$WORK/cmp"
 import sys, h5py, numpy as np
+from strux_model import Model
 a, b, d = (h5py.File(p, "r") for p in sys.argv[1:4])
-wa, wb = a["weights"][:], b["weights"][:]
+wa, wb = Model(a.filename).weights, Model(b.filename).weights
 rel = np.abs(wa - wb).max() / np.abs(wa).max()
 sb, sd = b["training/comm_bytes"][-1], d["training/comm_bytes"][-1]
 print(f"# weights {rel:.2e} relative to -np 1; comm_bytes sparse {sb:.0f}, label_major {sd:.0f}")
@@ -113,7 +117,8 @@ for prec in double float; do
         --set output.weights=csr --set output.precision=$prec \
         --set output.model="$WORK/csr_$prec.h5" 2>"$WORK/err" &&
         "$STRUX" train "$WORK/s.ini" --set solver.type=sgd --set model.layout=sparse \
-            --set output.precision=$prec --set output.model="$WORK/dense_$prec.h5" 2>>"$WORK/err"
+            --set output.weights=dense --set output.precision=$prec \
+            --set output.model="$WORK/dense_$prec.h5" 2>>"$WORK/err"
     ok $? "output.weights = csr and dense ($prec) train"
     h5dump -H "$WORK/csr_$prec.h5" >"$WORK/h" && grep -q "weights_csr" "$WORK/h" &&
         ! grep -q 'DATASET "weights"' "$WORK/h"
