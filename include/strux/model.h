@@ -206,7 +206,7 @@ typedef struct strux_model_cols {
     int32_t *row;    /* their rows, ascending within a column */
     double *val;     /* their weights (row scales applied) */
     double *acc;     /* n_rows partial scores, 0 between calls */
-    unsigned char *seen; /* n_rows marks, 0 between calls */
+    uint64_t *seen;  /* n_rows marks, one bit a row, 0 between calls */
 } strux_model_cols;
 /* c ← m's non-zero weights by column, column skip_col left out (−1: none); room kept. */
 strux_status strux_model_cols_build(const strux_model *m, int32_t skip_col, strux_model_cols *c);

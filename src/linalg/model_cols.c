@@ -30,7 +30,7 @@ strux_status strux_model_cols_build(const strux_model *m, int32_t skip_col, stru
         strux_model_cols_free(c);
         STRUX_TRY(strux_alloc_array(&c->ptr, (size_t)m->dim + 1, sizeof *c->ptr));
         STRUX_TRY(strux_alloc_array(&c->acc, (size_t)m->n_rows + 1, sizeof *c->acc));
-        STRUX_TRY(strux_alloc_array(&c->seen, (size_t)m->n_rows + 1, sizeof *c->seen));
+        STRUX_TRY(strux_alloc_array(&c->seen, ((size_t)m->n_rows + 63) / 64, sizeof *c->seen));
         c->dim = m->dim;
         c->n_rows = m->n_rows;
     }
@@ -74,19 +74,36 @@ int32_t strux_model_cols_scores(strux_model_cols *c, const strux_csr *x, int64_t
         const double xv = x->val[p];
         for (int64_t e = c->ptr[j]; e < c->ptr[j + 1]; e++) {
             const int32_t k = c->row[e];
-            if (!c->seen[k]) {
-                c->seen[k] = 1;
+            const uint64_t bit = (uint64_t)1 << (k & 63);
+            if (!(c->seen[k >> 6] & bit)) {
+                c->seen[k >> 6] |= bit;
                 rows[n++] = k;
             }
             c->acc[k] += xv * c->val[e];
         }
     }
+    /* Ascending rows, the scratch back to 0: with many rows touched the marks are read word by
+     * word in row order (n_rows/64 words), else the list is sorted (n log n). */
+    const int64_t words = ((int64_t)c->n_rows + 63) / 64;
+    if (words <= 8 * (int64_t)n) {
+        int32_t q = 0;
+        for (int64_t w = 0; q < n; w++) {
+            for (uint64_t b = c->seen[w]; b; b &= b - 1) {
+                const int32_t k = (int32_t)(64 * w + __builtin_ctzll(b));
+                rows[q] = k;
+                out[q++] = c->acc[k];
+                c->acc[k] = 0;
+            }
+            c->seen[w] = 0;
+        }
+        return n;
+    }
     qsort(rows, (size_t)n, sizeof *rows, by_row);
-    for (int32_t q = 0; q < n; q++) { /* ascending rows; the scratch back to 0 */
+    for (int32_t q = 0; q < n; q++) {
         int32_t k = rows[q];
         out[q] = c->acc[k];
         c->acc[k] = 0;
-        c->seen[k] = 0;
+        c->seen[k >> 6] = 0;
     }
     return n;
 }

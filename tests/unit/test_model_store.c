@@ -442,6 +442,79 @@ static void test_sparse_search(void **state)
     strux_model_destroy(&de);
 }
 
+/* Scores by column (strux_model_cols, the active-set screening) against a reference: the rows
+ * with a weight at one of x's columns (skip_col's excepted), ascending, each with Σ_j w_kj·x_j
+ * summed in x's column order, for models where an example meets few rows (the list is sorted)
+ * and many (the row marks are read in order), the scratch left clean between calls. */
+static void test_cols_scores(void **state)
+{
+    (void)state;
+    enum { CD = 100, CN = 60, CP = 5 };
+    const int32_t n_rows[] = {20000, 130};
+    strux_rng r;
+    strux_rng_init(&r, 21, 0, 0);
+    strux_csr x;
+    assert_strux_ok(strux_csr_alloc(&x, CN, CD, CN * CP));
+    for (int i = 0; i < CN; i++) {
+        x.ptr[i + 1] = x.ptr[i] + CP;
+        for (int p = 0; p < CP; p++) {
+            x.col[i * CP + p] = 20 * p + (int32_t)strux_rng_below(&r, 20);
+            x.val[i * CP + p] = (float)strux_rng_normal(&r);
+        }
+    }
+    for (int q = 0; q < 2; q++) {
+        const int32_t nk = n_rows[q], skip = 7;
+        strux_model *m;
+        assert_strux_ok(strux_model_create(nk, CD, 0, STRUX_MODEL_PLAIN, &m));
+        double *w, *out;
+        int32_t *rows;
+        assert_strux_ok(strux_alloc_array(&w, (size_t)nk * CD, sizeof *w));
+        assert_strux_ok(strux_alloc_array(&out, (size_t)nk, sizeof *out));
+        assert_strux_ok(strux_alloc_array(&rows, (size_t)nk, sizeof *rows));
+        const double density = q == 0 ? 1.0 / nk : 0.3; /* a weight a column, or 39 */
+        for (int32_t k = 0; k < nk; k++) {
+            for (int j = 0; j < CD; j++)
+                w[(size_t)k * CD + j] = strux_rng_uniform(&r) < density ? strux_rng_normal(&r) : 0;
+            w[(size_t)k * CD + skip] = 1; /* the skipped column touches every row */
+            strux_model_set_row(m, k, w + (size_t)k * CD);
+        }
+        strux_model_cols c = {0};
+        assert_strux_ok(strux_model_cols_build(m, skip, &c));
+        x.col[0] = skip; /* row 0 of x meets the skipped column: no row from it */
+        int64_t touched = 0;
+        for (int i = 0; i < CN; i++) {
+            int32_t n = strux_model_cols_scores(&c, &x, i, rows, out), t = 0;
+            touched += n;
+            for (int32_t k = 0; k < nk; k++) {
+                double s = 0;
+                int hit = 0;
+                for (int64_t p = x.ptr[i]; p < x.ptr[i + 1]; p++) {
+                    double wk = w[(size_t)k * CD + x.col[p]];
+                    if (x.col[p] == skip || wk == 0) continue;
+                    hit = 1;
+                    s += x.val[p] * wk;
+                }
+                if (!hit) continue;
+                assert_true(t < n);
+                assert_int_equal(rows[t], k);
+                assert_true(out[t] == s);
+                t++;
+            }
+            assert_int_equal(t, n);
+        }
+        /* 20000 rows: a few per example (the list sorted); 130: most (the marks read) */
+        const int64_t words = (nk + 63) / 64;
+        if (q == 0) assert_true(touched < CN * words / 8);
+        else assert_true(touched > CN * words * 8);
+        strux_model_cols_free(&c);
+        strux_free(&w);
+        strux_free(&out);
+        strux_free(&rows);
+        strux_model_destroy(&m);
+    }
+    strux_csr_free(&x);
+}
+
 /* DiSMEC's pruning in every kind: |w| < t dropped (row scales applied), non-zeros per row
  * counted, the free parameters kept; a sparse model gives back room. */
 static void test_prune(void **state)
@@ -712,6 +785,7 @@ int main(void)
         cmocka_unit_test_prestate(test_across_kinds, "zeros"),
         cmocka_unit_test(test_sparse_growth),
         cmocka_unit_test(test_sparse_search),
+        cmocka_unit_test(test_cols_scores),
         cmocka_unit_test_prestate(test_prune, NULL),
         cmocka_unit_test_prestate(test_prune, "zeros"),
         cmocka_unit_test(test_choose_kind),
