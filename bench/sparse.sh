@@ -110,7 +110,7 @@ if has scale; then
             { tail -n 5 "$WORK/err" >&2; exit 1; }
         read -r nnz bytes <<<"$(model_line "$WORK/err")"
         read -r t act <<<"$(jsonl "$WORK/m.jsonl" "statistics.median([b['time_s'] - a['time_s'] for a, b in zip(rows, rows[1:])] or [rows[0]['time_s']]), rows[-1]['active']")"
-        ns=$(echo "$t * 1e9 / ($act * $BIG_NNZ)" | bc -l)
+        ns=$(echo "$t * 1000000000 / ($act * $BIG_NNZ)" | bc -l)
         printf '%-8s %10.2f %12.0f %12d %12d %8.1f %10.1f %14.3g\n' "$L" "$t" "$act" "$nnz" \
             "$bytes" "$(echo "$bytes / $nnz" | bc -l)" "$ns" "$(echo "$L * ($BIG_DIM + 1)" | bc)"
         echo "   peak RSS $(($(cat "$WORK/rss") / 1024)) MB; model bytes <= 2 x nnz x 12: $([ "$bytes" -le $((24 * nnz)) ] && echo yes || echo NO)"
