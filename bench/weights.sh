@@ -41,27 +41,20 @@ REPS=${WEIGHTS_REPS:-3}
 STREAM="$(dirname "$STRUX")/../bench/stream_triad"
 fail() { cat "$WORK/err" >&2; exit 1; }
 
-# median of the epoch seconds in METRICS.jsonl files: epochs FIRST..LAST (1-based, inclusive)
-epoch_median() { # FIRST LAST FILES...
+# epoch seconds in METRICS.jsonl files, epochs FIRST..LAST (1-based, inclusive): HOW = each (the
+# median over every such epoch of every file) or mean (the median over the files of each one's
+# mean over those epochs)
+epoch_median() { # HOW FIRST LAST FILES...
     $PY - "$@" <<'PY'
 import json, statistics, sys
-first, last = int(sys.argv[1]), int(sys.argv[2])
+how, first, last = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 d = []
-for path in sys.argv[3:]:
+for path in sys.argv[4:]:
     t = [0.0] + [json.loads(l)["time_s"] for l in open(path)]
-    d += [t[e] - t[e - 1] for e in range(first, last + 1)]
-print(f"{statistics.median(d):.4f}")
-PY
-}
-# the median over METRICS.jsonl files of each run's mean epoch seconds over epochs FIRST..LAST
-epoch_mean_median() { # FIRST LAST FILES...
-    $PY - "$@" <<'PY'
-import json, statistics, sys
-first, last = int(sys.argv[1]), int(sys.argv[2])
-d = []
-for path in sys.argv[3:]:
-    t = [0.0] + [json.loads(l)["time_s"] for l in open(path)]
-    d.append((t[last] - t[first - 1]) / (last - first + 1))
+    if how == "mean":
+        d.append((t[last] - t[first - 1]) / (last - first + 1))
+    else:
+        d += [t[e] - t[e - 1] for e in range(first, last + 1)]
 print(f"{statistics.median(d):.5f}")
 PY
 }
@@ -100,7 +93,7 @@ for rep in 1 2; do
 done
 for kind in $KINDS; do
     IFS=: read -r lay prec <<<"$kind"
-    s=$(epoch_median 2 3 "$WORK/$lay${prec}1.jsonl" "$WORK/$lay${prec}2.jsonl")
+    s=$(epoch_median each 2 3 "$WORK/$lay${prec}1.jsonl" "$WORK/$lay${prec}2.jsonl")
     bytes=$([ "$prec" = float ] && echo 4 || echo 8)
     gbs=$($PY -c "print(f'{$ROWS * 100 * 100 * $bytes / $s / 1e9:.2f}')")
     echo "| $lay | $prec | $s | $gbs | $triad | ${rss[$kind]} |"
@@ -231,8 +224,8 @@ for set in yeast:yeast:yeast_slack bibtex:bibtex_margin:bibtex_slack; do
                 >/dev/null 2>"$WORK/err" || fail
         done
     done
-    m=$(epoch_mean_median 2 $((SGD_E - 1)) "$WORK/$margin"*.jsonl)
-    s=$(epoch_mean_median 2 $((SGD_E - 1)) "$WORK/$slack"*.jsonl)
+    m=$(epoch_median mean 2 $((SGD_E - 1)) "$WORK/$margin"*.jsonl)
+    s=$(epoch_median mean 2 $((SGD_E - 1)) "$WORK/$slack"*.jsonl)
     echo "| $d | $m | $s | $($PY -c "print(f'{$s / $m:.2f}')") |"
 done
 if [ "${WEIGHTS_CALLGRIND:-0}" = 1 ]; then
