@@ -9,8 +9,8 @@
  * positives from the start, a negative once its hinge is violated (dual sparsity). After each
  * epoch (w agreed) every example is scored against the rows it touches through the weights by
  * column (strux_model_cols, the bias left out), every other row scoring its bias weight alone:
- * a negative joins when 1 + w_k·x_i > 0 (at most ACTIVE_ADD_MAX at a time, the most violated
- * first), one at α = 0 with its hinge satisfied leaves. With
+ * a negative joins when 1 + w_k·x_i > 0 (at most ACTIVE_ADD_MAX at a time, sampled in proportion
+ * to the violation), one at α = 0 with its hinge satisfied leaves. With
  * c ≤ −1/x_bias a row that shares no feature with an example leaves it beyond its margin until
  * the row's bias climbs above −1/x_bias, so the rows grow only with the examples that touch
  * them (primal sparsity) and an epoch costs the active coordinates, not examples × labels. The
@@ -25,19 +25,26 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Violated negatives an example takes in at one screening, the most violated first (PPDSparse
- * adds the top of its violators too): a row whose bias alone violates every negative after the
- * first epochs (a head label's, pushed up by its positives) would otherwise join every example
- * at once; the rest join at later screenings, if they still violate. */
+/* Violated negatives an example takes in at one screening: a row whose bias alone violates
+ * every negative after the first epoch (pushed up by its positives while no negative was
+ * active) would otherwise join every example at once; the rest join at later screenings, if
+ * they still violate. With more violators than this, the example samples them without
+ * replacement with probability proportional to the violation (Efraimidis and Spirakis's keys
+ * u^(1/v), u keyed by (solver.seed, global example, epoch)): taking the most violated instead
+ * gave every example the same few rows of largest bias, so each screening repaired about this
+ * many rows and the other rows' biases stayed up for epochs (2000 labels: 8 epochs to undo the
+ * first epoch's rise, the primal 300 times J(w0) meanwhile); sampled, every violating row gets
+ * its share of each screening's negatives. */
 #define ACTIVE_ADD_MAX 64
+#define ACTIVE_RNG_STREAM 0x4143540000000000ULL /* "ACT" + the global example index */
 
-/* A violated negative: its label and 1 + w_k·x_i. */
+/* A violated negative: its label and 1 + w_k·x_i (in the take-in: its sampling key). */
 typedef struct candidate {
     double v;
     int32_t k;
 } candidate;
 
-/* The order of the take-in: more violated first, then the smaller label (a total order). */
+/* The order of the take-in: larger key first, then the smaller label (a total order). */
 static int before(const candidate *x, const candidate *y)
 {
     return x->v != y->v ? x->v > y->v : x->k < y->k;
@@ -224,10 +231,11 @@ static inline int32_t next3(const int32_t *a, int32_t ia, int32_t na, const int3
 }
 
 /* Example i's active set against the agreed w: each label of the set, of the rows i touches
- * and of V, with its score (partial + bias); violated negatives join (the ACTIVE_ADD_MAX most
- * violated), satisfied ones at α = 0 leave, positives stay. */
-static strux_status screen(const strux_dataset *ds, dual_data *d, active_data *m, int64_t i)
+ * and of V, with its score (partial + bias); violated negatives join (ACTIVE_ADD_MAX of them
+ * sampled when more violate), satisfied ones at α = 0 leave, positives stay. */
+static strux_status screen(const strux_solver *s, dual_data *d, active_data *m, int64_t i)
 {
+    const strux_dataset *ds = s->ds;
     act_set *a = &m->a[i];
     int64_t r = row_of(ds, i);
     int32_t nt = strux_model_cols_scores(&m->cols, &ds->x, r, m->rows, m->partial);
@@ -251,6 +259,11 @@ static strux_status screen(const strux_dataset *ds, dual_data *d, active_data *m
         }
     }
     if (nc > ACTIVE_ADD_MAX) {
+        strux_rng rng;
+        strux_rng_init(&rng, (uint64_t)s->opt.seed, ACTIVE_RNG_STREAM + (uint64_t)(ds->first + i),
+                       (uint64_t)s->epoch);
+        for (int32_t c = 0; c < nc; c++) /* log(u^(1/v)), u ∈ (0, 1] */
+            m->cand[c].v = log(1 - strux_rng_uniform(&rng)) / m->cand[c].v;
         take_first(m->cand, nc, ACTIVE_ADD_MAX);
         nc = ACTIVE_ADD_MAX;
         qsort(m->cand, (size_t)nc, sizeof *m->cand, by_label);
@@ -279,7 +292,7 @@ static strux_status active_epoch_done(strux_solver *s, dual_data *d)
     active_data *m = d->mdata;
     strux_status st = build_cols(d, m);
     for (int64_t i = 0; st == STRUX_OK && i < s->ds->n_local; i++)
-        st = screen(s->ds, d, m, i);
+        st = screen(s, d, m, i);
     return strux_comm_agree(s->comm, st);
 }
 
