@@ -207,8 +207,14 @@ typedef struct strux_model_cols {
     double *val;     /* their weights (row scales applied) */
     double *acc;     /* n_rows partial scores, 0 between calls */
     uint64_t *seen;  /* n_rows marks, one bit a row, 0 between calls */
+    /* NULL: ptr, row and val are this rank's; else they lie in this block, one copy per host
+     * written by its writer (the model's own block is shared: the columns are the same on every
+     * rank of the host), and the build is Collective */
+    const strux_model_share *share;
+    int64_t *count; /* the writer's dim + 1 column offsets before they go to the block */
 } strux_model_cols;
-/* c ← m's non-zero weights by column, column skip_col left out (−1: none); room kept. */
+/* c ← m's non-zero weights by column, column skip_col left out (−1: none); room kept. Set
+ * c->share before the first build to keep them once per host. */
 strux_status strux_model_cols_build(const strux_model *m, int32_t skip_col, strux_model_cols *c);
 /* The rows with a weight at one of x_r's non-zeros (skip_col's excepted) into rows, ascending,
  * and their partial scores Σ_j w_kj·x_rj (x's non-zeros in column order) into out;

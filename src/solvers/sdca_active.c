@@ -8,7 +8,8 @@
  * intercept at w0. Only the active coordinates are held, per example sorted by label: its
  * positives from the start, a negative once its hinge is violated (dual sparsity). After each
  * epoch (w agreed) every example is scored against the rows it touches through the weights by
- * column (strux_model_cols, the bias left out), every other row scoring its bias weight alone:
+ * column (strux_model_cols, the bias left out; with model.share = host built once per host in
+ * a window of its own, as w is), every other row scoring its bias weight alone:
  * a negative joins when 1 + w_k·x_i > 0 (at most ACTIVE_ADD_MAX at a time, sampled in proportion
  * to the violation), one at α = 0 with its hinge satisfied leaves. With
  * c ≤ −1/x_bias a row that shares no feature with an example leaves it beyond its margin until
@@ -20,6 +21,8 @@
  * solver.blocks: every decision is per example against the agreed w. Not LIBLINEAR's shrinking
  * (sdca.c): coordinates leave by the primal test here. */
 #include "dual.h"
+
+#include "strux/comm.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -99,6 +102,8 @@ typedef struct active_data {
     double centre;            /* c: the bias weights' regulariser centre */
     int32_t bias_col;         /* −1: no bias column */
     strux_model_cols cols;    /* w by column without the bias (screening, certificate) */
+    strux_window *cols_win;   /* with a shared w (model.share = host): cols once per host */
+    strux_model_share cols_share;
     int64_t cols_round;       /* d->rounds when cols was built; −1: never */
     double *bias;             /* n_rows: w's bias weights at that build */
     int32_t *over;            /* V: rows whose bias alone violates an untouched negative */
@@ -140,6 +145,11 @@ static strux_status active_setup(strux_solver *s, dual_data *d)
     m->centre = strux_model_centre_of(d->w, &centre_col);
     m->bias_col = ds->bias_col;
     m->cols_round = -1;
+    if (d->shared) { /* Collective: every rank's w is shared or none is */
+        STRUX_TRY(strux_window_create(s->comm, 0, &m->cols_win));
+        m->cols_share = strux_window_model_share(m->cols_win);
+        m->cols.share = &m->cols_share;
+    }
     STRUX_TRY(strux_alloc_array(&m->a, (size_t)ds->n_local + 1, sizeof *m->a));
     STRUX_TRY(strux_alloc_array(&m->xx, (size_t)ds->n_local + 1, sizeof *m->xx));
     STRUX_TRY(strux_alloc_array(&m->bx, (size_t)ds->n_local + 1, sizeof *m->bx));
@@ -421,6 +431,7 @@ static void active_destroy(dual_data *d)
     strux_free(&m->xx);
     strux_free(&m->bx);
     strux_model_cols_free(&m->cols);
+    strux_window_destroy(&m->cols_win);
     strux_free(&m->bias);
     strux_free(&m->over);
     strux_free(&m->rows);
