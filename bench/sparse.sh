@@ -5,6 +5,8 @@
 #           per model.layout (double): epoch seconds, peak RSS, the sparse model's non-zeros and
 #           bytes per non-zero (target ≤ 2 × (4 + 8)); dense layouts run.max_memory =
 #           SPARSE_MAX_MB (3000) refuses are reported as refused (exit 5).
+#  (the scale sets take minutes each to generate: SPARSE_DATA names a directory that keeps them
+#  between runs; default: the run's temporary directory)
 #  scale    np 1, sdca with active sets (solver.active_sets, model.bias_centre = −2) on
 #           SPARSE_BIG_ROWS (200000) rows × SPARSE_BIG_DIM (200000) features, SPARSE_BIG_NNZ (20)
 #           non-zeros and 3 labels a row, for each of SPARSE_SCALE (default "10000 50000
@@ -16,16 +18,19 @@
 #           solver.sync_every = n/4 and n/16, side by side (SPARSE_REPEATS (2) alternations):
 #           seconds per epoch, syncs, bytes per sync and changed weights per sync (bytes per
 #           changed weight against 2 × 12).
-#  share    np 1 against np 2 with model.share = host and none (alternating), sdca per-part on
-#           SPARSE_SHARE_ROWS (20000) rows × 20K features × SPARSE_SHARE_LABELS (2000) labels,
-#           sparse layout, solver.blocks = 2, sync_every = n/8: the peak over the run of the
+#  share    np 1 against np 2 with model.share = host and none (alternating), sdca with active
+#           sets (SPARSE_SHARE_ACTIVE = true; false: plain per-part sdca, whose dual lists grow
+#           with every non-zero α) on SPARSE_SHARE_ROWS (20000) rows × 20K features ×
+#           SPARSE_SHARE_LABELS (2000) labels, sparse layout, solver.blocks = 2, sync_every =
+#           n/8, SPARSE_SHARE_EPOCHS (4) epochs: the peak over the run of the
 #           ranks' summed PSS (/proc/PID/smaps_rollup, sampled every 0.1 s), the np 1 model's
 #           bytes, and each rank's PSS when its data is read (process, data, dual state: before
 #           the model grows); the target is peak ≤ 1.2 × np 1's model + those.
 #  wide     np 1, 5000 labels × 50000 features × SPARSE_WIDE_ROWS (50000) rows, sdca with active
-#           sets: peak RSS against the 2 GB of a dense double model.
-#  refuse   run.max_memory below the estimate: exit 5 before the data is read, at np 1 and np 2
-#           (share = host: the model counted once per host).
+#           sets, SPARSE_WIDE_EPOCHS (10) epochs: peak RSS against the 2 GB of a dense double
+#           model, and the primal and relative gap by epoch.
+#  refuse   run.max_memory (20 MB) below the estimate: exit 5 before the data is read, at np 1
+#           and np 2 (share = host: the model counted once per host, the data split).
 # Timings are of a shared machine unless it is quiet: run with the load printed first.
 set -u
 WORK=$(mktemp -d)
@@ -91,10 +96,13 @@ LARGEST=$(echo $SCALE | tr ' ' '\n' | sort -n | tail -1)
 ACTIVE=(--set solver.type=sdca --set solver.active_sets=true --set model.bias_centre=-2
     --set model.layout=sparse --set data.bias=1 --set solver.lambda=1e-4 --set solver.tol=0
     --set run.max_memory=0)
-big_set() { # big_set L: the scale set with L labels (made once)
-    [ -f "$WORK/big$1.h5" ] || "$STRUX" gen "$WORK/big$1.h5" --rows "$BIG_ROWS" \
-        --features "$BIG_DIM" --labels "$1" --nnz "$BIG_NNZ" --labels-per-row 3 --seed 1 \
-        >/dev/null 2>&1
+DATA=${SPARSE_DATA:-$WORK}
+big_set() { # big_set L: the scale set with L labels, made once into DATA (its name holds the shape)
+    BIG=$DATA/big${1}_${BIG_ROWS}x${BIG_DIM}x${BIG_NNZ}.h5
+    [ -f "$BIG" ] && return 0
+    "$STRUX" gen "${BIG%.h5}.part.h5" --rows "$BIG_ROWS" --features "$BIG_DIM" --labels "$1" \
+        --nnz "$BIG_NNZ" --labels-per-row 3 --seed 1 >/dev/null 2>&1 &&
+        mv "${BIG%.h5}.part.h5" "$BIG"
 }
 
 if has scale; then
@@ -104,7 +112,7 @@ if has scale; then
     for L in $SCALE; do
         big_set "$L" || exit 1
         /usr/bin/time -f "%M" -o "$WORK/rss" "$STRUX" train "$WORK/b.ini" \
-            --set data.train="$WORK/big$L.h5" "${ACTIVE[@]}" --set solver.epochs="$EPOCHS" \
+            --set data.train="$BIG" "${ACTIVE[@]}" --set solver.epochs="$EPOCHS" \
             --set solver.certify_every=0 --set output.model="$WORK/m.h5" \
             --set output.metrics="$WORK/m.jsonl" >/dev/null 2>"$WORK/err" ||
             { tail -n 5 "$WORK/err" >&2; exit 1; }
@@ -124,7 +132,7 @@ if has sync; then
         B/changed
     for rep in $(seq "${SPARSE_REPEATS:-2}"); do
         for every in 0 $((BIG_ROWS / 4)) $((BIG_ROWS / 16)); do
-            $MPIRUN -np 2 "$STRUX" train "$WORK/b.ini" --set data.train="$WORK/big$LARGEST.h5" \
+            $MPIRUN -np 2 "$STRUX" train "$WORK/b.ini" --set data.train="$BIG" \
                 "${ACTIVE[@]}" --set solver.blocks=2 --set solver.sync_every=$every \
                 --set solver.epochs="$EPOCHS" --set solver.certify_every=0 \
                 --set output.model="$WORK/m.h5" --set output.metrics="$WORK/m.jsonl" \
@@ -171,23 +179,29 @@ if has share; then
     SL=${SPARSE_SHARE_LABELS:-2000}
     "$STRUX" gen "$WORK/sh.h5" --rows "$SR" --features 20000 --labels "$SL" --nnz 10 \
         --labels-per-row 3 --seed 1 >/dev/null 2>&1 || exit 1
-    echo "-- share: sdca (per part), sparse layout, $SR rows x 20000 features x $SL labels, solver.blocks = 2, sync_every = $((SR / 8)), 2 epochs; PSS of the ranks summed, MB"
-    echo "   (at_setup: solver set up, model still empty: process, data and dual state of each rank; target: 1.2 x np 1's model + at_setup)"
+    SE=${SPARSE_SHARE_EPOCHS:-4}
     SH=(--set data.train="$WORK/sh.h5" --set solver.type=sdca --set model.layout=sparse
-        --set data.bias=1 --set solver.lambda=1e-4 --set solver.tol=0 --set solver.epochs=2
+        --set data.bias=1 --set solver.lambda=1e-4 --set solver.tol=0 --set solver.epochs="$SE"
         --set solver.blocks=2 --set solver.sync_every=$((SR / 8)) --set run.max_memory=0)
+    how="per part"
+    if [ "${SPARSE_SHARE_ACTIVE:-true}" = true ]; then
+        SH+=(--set solver.active_sets=true --set model.bias_centre=-2)
+        how="active sets"
+    fi
+    echo "-- share: sdca ($how), sparse layout, $SR rows x 20000 features x $SL labels, solver.blocks = 2, sync_every = $((SR / 8)), $SE epochs; PSS of the ranks summed, MB"
+    echo "   (at_setup: solver set up, model still empty: process, data and dual state of each rank; target: 1.2 x np 1's model + at_setup)"
     printf '%-12s %10s %10s %10s %10s %10s %8s
 ' run training whole_run at_setup model target verdict
     mb() { echo "$1 / 1024" | bc -l; }
     for rep in 1 2; do
-        read -r t1 p1 s1 <<<"$(pss_run "$WORK/np1.h5" "$WORK/np1.jsonl" 2 "$STRUX" train \
+        read -r t1 p1 s1 <<<"$(pss_run "$WORK/np1.h5" "$WORK/np1.jsonl" "$SE" "$STRUX" train \
             "$WORK/b.ini" "${SH[@]}" --set output.model="$WORK/np1.h5" \
             --set output.metrics="$WORK/np1.jsonl")" || exit 1
         read -r nnz m1 <<<"$(model_line "$WORK/pss.err")"
         printf '%-12s %10.1f %10.1f %10.1f %10.1f\n' "np 1" "$(mb "$t1")" "$(mb "$p1")" \
             "$(mb "$s1")" "$(echo "$m1 / 1048576" | bc -l)"
         for share in host none; do
-            read -r t2 p2 s2 <<<"$(pss_run "$WORK/np2$share.h5" "$WORK/np2$share.jsonl" 2 \
+            read -r t2 p2 s2 <<<"$(pss_run "$WORK/np2$share.h5" "$WORK/np2$share.jsonl" "$SE" \
                 $MPIRUN -np 2 "$STRUX" train "$WORK/b.ini" "${SH[@]}" --set model.share=$share \
                 --set output.model="$WORK/np2$share.h5" \
                 --set output.metrics="$WORK/np2$share.jsonl")" || exit 1
@@ -203,22 +217,24 @@ if has wide; then
     WR=${SPARSE_WIDE_ROWS:-50000}
     "$STRUX" gen "$WORK/w.h5" --rows "$WR" --features 50000 --labels 5000 --nnz 20 \
         --labels-per-row 3 --seed 1 >/dev/null 2>&1 || exit 1
-    echo "-- wide: np 1, 5000 labels x 50000 features x $WR rows, sdca with active sets, $EPOCHS epochs (a dense double model: 2000 MB)"
+    WE=${SPARSE_WIDE_EPOCHS:-10}
+    echo "-- wide: np 1, 5000 labels x 50000 features x $WR rows, sdca with active sets, $WE epochs (a dense double model: 2000 MB)"
     /usr/bin/time -f "%M" -o "$WORK/rss" "$STRUX" train "$WORK/b.ini" --set data.train="$WORK/w.h5" \
-        "${ACTIVE[@]}" --set solver.epochs="$EPOCHS" --set output.model="$WORK/m.h5" \
+        "${ACTIVE[@]}" --set solver.epochs="$WE" --set output.model="$WORK/m.h5" \
         --set output.metrics="$WORK/m.jsonl" >/dev/null 2>"$WORK/err" ||
         { tail -n 5 "$WORK/err" >&2; exit 1; }
     read -r nnz bytes <<<"$(model_line "$WORK/err")"
-    echo "   peak RSS $(($(cat "$WORK/rss") / 1024)) MB, model $nnz non-zeros in $((bytes / 1000000)) MB, $(jsonl "$WORK/m.jsonl" "'%.2f s an epoch, primal %.6g, gap %.3g' % (rows[-1]['time_s'] / len(rows), rows[-1]['primal'], rows[-1]['gap'])")"
+    echo "   peak RSS $(($(cat "$WORK/rss") / 1024)) MB, model $nnz non-zeros in $((bytes / 1000000)) MB, $(jsonl "$WORK/m.jsonl" "'%.2f s an epoch' % (rows[-1]['time_s'] / len(rows))")"
+    echo "   primal (relative gap) by epoch: $(jsonl "$WORK/m.jsonl" "', '.join('%.4g (%.2g)' % (r['primal'], r['gap'] / r['primal']) for r in rows)")"
 fi
 
 if has refuse; then
     big_set "$LARGEST" || exit 1
-    echo "-- refuse: run.max_memory = 50 on the $LARGEST-label set"
+    echo "-- refuse: run.max_memory = 20 on the $LARGEST-label set"
     for np in 1 2; do
         /usr/bin/time -f "%e" -o "$WORK/t" $MPIRUN -np $np "$STRUX" train "$WORK/b.ini" \
-            --set data.train="$WORK/big$LARGEST.h5" "${ACTIVE[@]}" --set run.max_memory=50 \
+            --set data.train="$BIG" "${ACTIVE[@]}" --set run.max_memory=20 \
             --set output.model="$WORK/m.h5" >/dev/null 2>"$WORK/err"
-        echo "   np $np: exit $? after $(cat "$WORK/t") s: $(grep -o 'needs about .*before reading the data[^;]*' "$WORK/err" | head -1)"
+        echo "   np $np: exit $? after $(tail -n 1 "$WORK/t") s: $(grep -o 'needs about .*before reading the data[^;]*' "$WORK/err" | head -1)"
     done
 fi
