@@ -75,15 +75,14 @@ static strux_status build_shared(const strux_model *m, int32_t skip_col, strux_m
     STRUX_TRY(sh->reserve(sh->ctx, bytes));
     STRUX_TRY(sh->fence(sh->ctx));
     char *base = sh->base(sh->ctx);
-    c->ptr = (int64_t *)base;
     if (sh->writer) {
         int64_t n = c->count[m->dim];
-        memcpy(c->ptr, c->count, head);
-        c->val = (double *)(base + head);
-        c->row = (int32_t *)(base + head + (size_t)n * sizeof(double));
-        fill_cols(m, skip_col, c->ptr, c->row, c->val);
+        memcpy(base, c->count, head);
+        fill_cols(m, skip_col, (const int64_t *)base,
+                  (int32_t *)(base + head + (size_t)n * sizeof(double)), (double *)(base + head));
     }
     STRUX_TRY(sh->fence(sh->ctx));
+    c->ptr = (int64_t *)base;
     c->n = c->ptr[m->dim];
     c->val = (double *)(base + head);
     c->row = (int32_t *)(base + head + (size_t)c->n * sizeof(double));
