@@ -221,6 +221,7 @@ strux_status strux_model_cols_build(const strux_model *m, int32_t skip_col, stru
  * returns their count (≤ n_rows). Not Collective. */
 int32_t strux_model_cols_scores(strux_model_cols *c, const strux_csr *x, int64_t r,
                                 int32_t *rows, double *out);
+/* Frees what c owns; c->share stays set (the next build uses the same block). */
 void strux_model_cols_free(strux_model_cols *c);
 
 /* ---- storage for collectives and files (scales folded to 1 first) ---- */
